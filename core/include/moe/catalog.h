@@ -1,0 +1,37 @@
+#pragma once
+// The built-in hardware catalog (resources/catalog.yaml, embedded in the binaries). A scenario
+// names a preset and may override any of its fields.
+
+#include "moe/scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace moe {
+
+struct Catalog {
+    std::vector<GpuSpec> gpus;
+    std::vector<NicSpec> nics;
+    /// Default node shape per GPU preset (e.g. GB200: 4 GPUs a tray, 18 trays, rack domain).
+    struct NodeShape {
+        std::string gpu_preset;
+        int gpus_per_node = 8;
+        int nodes_per_rack = 4;
+        ScaleUpDomain scale_up_domain = ScaleUpDomain::node;
+    };
+    std::vector<NodeShape> node_shapes;
+    /// Where the figures come from (datasheets), for the README and reports.
+    std::string sources;
+
+    const GpuSpec* findGpu(const std::string& preset) const;
+    const NicSpec* findNic(const std::string& preset) const;
+    const NodeShape* findNodeShape(const std::string& gpu_preset) const;
+};
+
+/// The embedded catalog, parsed once (thread-safe).
+const Catalog& builtinCatalog();
+
+/// The embedded catalog's YAML text.
+const char* builtinCatalogYaml();
+
+} // namespace moe

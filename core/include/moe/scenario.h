@@ -1,0 +1,223 @@
+#pragma once
+// The scenario: the value type every part of MoE Planner reads. It is plain data (copyable,
+// comparable), fully resolved (catalog presets already expanded), and free of I/O. Loading,
+// saving and validation live in scenario_io.h / validate.h.
+//
+// Units are carried in the names: _gb = 1e9 bytes, _gbps = GB/s (1e9 bytes per second) per GPU
+// per direction, _gbit = Gb/s as marketed for NICs, _us = microseconds, _tflops = 1e12 FLOP/s.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moe {
+
+enum class Precision { fp32, bf16, fp16, fp8 };
+double bytesPerElement(Precision p);
+
+/// A GPU type. `preset` names the catalog entry it came from; the numbers are the resolved ones
+/// (preset values with the scenario's overrides applied).
+struct GpuSpec {
+    std::string preset;
+    std::string name;
+    double bf16_tflops = 0; ///< dense peak, no sparsity
+    double fp8_tflops = 0;
+    double hbm_gb = 0;
+    double hbm_tbps = 0;            ///< HBM bandwidth, 1e12 bytes/s
+    double scale_up_gbps = 0;       ///< NVLink / Infinity Fabric, GB/s per direction per GPU
+    double scale_up_latency_us = 0; ///< per collective step inside the scale-up domain
+    std::string scale_up_fabric = "NVLink"; ///< name used in explanations
+    double power_w = 0;
+    double price_usd = 0; ///< 0 = unknown
+    bool operator==(const GpuSpec&) const = default;
+};
+
+/// A NIC type (one scale-out port).
+struct NicSpec {
+    std::string preset;
+    std::string name;
+    double speed_gbit = 0;     ///< line rate as marketed, Gb/s per direction
+    double bandwidth_gbps = 0; ///< achievable GB/s per direction
+    double latency_us = 0;     ///< per message across one leaf/spine hop pair
+    double power_w = 0;
+    double price_usd = 0;
+    bool operator==(const NicSpec&) const = default;
+};
+
+enum class ScaleUpDomain { node, rack };
+enum class Fabric { infiniband, ethernet };
+enum class FabricTopology { fat_tree, rail_optimized };
+
+struct ClusterSpec {
+    GpuSpec gpu;
+    int nodes = 1;
+    int gpus_per_node = 8;
+    int nodes_per_rack = 1;
+    ScaleUpDomain scale_up_domain = ScaleUpDomain::node;
+    NicSpec nic;
+    int nics_per_node = 8;
+    Fabric fabric = Fabric::infiniband;
+    FabricTopology fabric_topology = FabricTopology::rail_optimized;
+    double oversubscription = 1.0; ///< leaf downlink : uplink bandwidth ratio, >= 1
+    int nodes_per_leaf = 0;        ///< 0 = derived (rail-optimized: all nodes of a rail group)
+    // Optional economics (0 = not given).
+    double gpu_hour_usd = 0;
+    double electricity_usd_per_kwh = 0;
+    double pue = 1.0;
+    double node_overhead_w = 0; ///< CPUs, fans, NICs per node beyond the GPUs
+
+    int gpuCount() const { return nodes * gpus_per_node; }
+    int rackCount() const { return (nodes + nodes_per_rack - 1) / nodes_per_rack; }
+    /// GPUs that share one scale-up (NVLink) domain.
+    int gpusPerScaleUpDomain() const {
+        return scale_up_domain == ScaleUpDomain::node ? gpus_per_node
+                                                      : gpus_per_node * nodes_per_rack;
+    }
+    bool operator==(const ClusterSpec&) const = default;
+};
+
+enum class AttentionKind { gqa, mla };
+
+/// Multi-head latent attention dimensions (DeepSeek-V2/V3).
+struct MlaDims {
+    int q_lora_rank = 1536;
+    int kv_lora_rank = 512;
+    int qk_nope_head_dim = 128;
+    int qk_rope_head_dim = 64;
+    int v_head_dim = 128;
+    bool operator==(const MlaDims&) const = default;
+};
+
+struct ModelSpec {
+    std::string name;
+    int layers = 1;
+    int dense_layers = 0; ///< the first `dense_layers` layers use the dense FFN
+    int hidden = 1024;
+    int heads = 8;
+    int kv_heads = 8;
+    int head_dim = 0; ///< 0 = hidden / heads
+    AttentionKind attention = AttentionKind::gqa;
+    MlaDims mla;
+    int seq_len = 2048;
+    int vocab = 32000;
+    int ffn_hidden = 4096; ///< dense FFN (SwiGLU) intermediate size
+    int experts = 0;       ///< routed experts per MoE layer; 0 = dense model
+    int top_k = 0;
+    int expert_ffn_hidden = 0;
+    int shared_experts = 0;
+    int shared_expert_ffn_hidden = 0; ///< 0 = expert_ffn_hidden
+    double capacity_factor = 0;       ///< 0 = dropless
+    Precision weight_precision = Precision::bf16;
+    Precision activation_precision = Precision::bf16;
+    Precision dispatch_precision = Precision::bf16;
+    Precision compute_precision = Precision::bf16;
+    Precision grad_precision = Precision::fp32;
+
+    bool isMoe() const { return experts > 0; }
+    int moeLayers() const { return isMoe() ? layers - dense_layers : 0; }
+    int effectiveHeadDim() const { return head_dim > 0 ? head_dim : hidden / heads; }
+    int effectiveSharedFfn() const {
+        return shared_expert_ffn_hidden > 0 ? shared_expert_ffn_hidden : expert_ffn_hidden;
+    }
+    bool operator==(const ModelSpec&) const = default;
+};
+
+enum class Recompute { none, selective, full };
+
+struct TrainingSpec {
+    int64_t global_batch = 1; ///< sequences per optimizer step
+    int micro_batch = 1;      ///< sequences per micro-batch per pipeline replica
+    double total_tokens = 0;  ///< tokens to train (for time/cost totals)
+    std::string optimizer = "adam";
+    int zero_stage = 1;
+    Recompute recompute = Recompute::none;
+    bool operator==(const TrainingSpec&) const = default;
+};
+
+enum class Dim { tp, cp, ep, dp, pp };
+constexpr int kDimCount = 5;
+using RankOrder = std::array<Dim, kDimCount>; ///< leftmost varies fastest (Megatron style)
+
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, dualpipe };
+
+/// Places one expert on explicit EP ranks (positions 0..ep-1 inside every EP group), for one
+/// MoE layer or for all of them. Several ranks replicate the expert (its tokens split evenly).
+struct ExpertPlacement {
+    int layer = -1; ///< -1 = every MoE layer
+    int expert = 0;
+    std::vector<int> ep_ranks;
+    bool operator==(const ExpertPlacement&) const = default;
+};
+
+struct LayoutSpec {
+    int tp = 1;
+    int cp = 1;
+    int pp = 1;
+    int vpp = 1; ///< virtual stages per pipeline rank (interleaved schedule)
+    int dp = 1;
+    int ep = 1;
+    int etp = 1;
+    RankOrder order{Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp};
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    int max_nodes_per_token = 0; ///< node-limited routing; 0 = unlimited
+    std::vector<ExpertPlacement> expert_placement;
+
+    /// Expert data-parallel degree under parallel folding: TP*CP*DP / (EP*ETP).
+    int expertDp() const { return (tp * cp * dp) / (ep * etp); }
+    bool operator==(const LayoutSpec&) const = default;
+};
+
+enum class PopularityModel { uniform, zipf, histogram };
+
+struct RoutingSpec {
+    PopularityModel model = PopularityModel::uniform;
+    double zipf_alpha = 1.0;
+    std::string histogram_csv; ///< as written in the file (relative to the scenario)
+    /// Loaded histogram: one row per MoE layer, or a single row for every layer.
+    std::vector<std::vector<double>> histogram;
+    double balance = 0.0; ///< 0 = raw popularity, 1 = perfectly uniform
+    uint64_t seed = 1;
+    bool operator==(const RoutingSpec&) const = default;
+};
+
+struct Scenario {
+    std::string name;
+    std::string description;
+    ClusterSpec cluster;
+    ModelSpec model;
+    TrainingSpec training;
+    LayoutSpec layout;
+    RoutingSpec routing;
+    bool operator==(const Scenario&) const = default;
+};
+
+// Names used in files, messages and the CLI. Parsing returns nullopt for unknown names.
+const char* toString(Precision p);
+const char* toString(ScaleUpDomain d);
+const char* toString(Fabric f);
+const char* toString(FabricTopology t);
+const char* toString(AttentionKind a);
+const char* toString(Recompute r);
+const char* toString(Dim d);
+const char* toString(PipelineSchedule s);
+const char* toString(PopularityModel m);
+std::string toString(const RankOrder& order); ///< "tp-cp-ep-dp-pp"
+
+std::optional<Precision> parsePrecision(const std::string& s);
+std::optional<ScaleUpDomain> parseScaleUpDomain(const std::string& s);
+std::optional<Fabric> parseFabric(const std::string& s);
+std::optional<FabricTopology> parseFabricTopology(const std::string& s);
+std::optional<AttentionKind> parseAttentionKind(const std::string& s);
+std::optional<Recompute> parseRecompute(const std::string& s);
+std::optional<Dim> parseDim(const std::string& s);
+std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s);
+std::optional<PopularityModel> parsePopularityModel(const std::string& s);
+/// Parses "tp-cp-ep-dp-pp"; every one of the five dimensions exactly once.
+std::optional<RankOrder> parseRankOrder(const std::string& s);
+
+/// Degree of one dimension of the layout.
+int degree(const LayoutSpec& layout, Dim d);
+
+} // namespace moe

@@ -1,0 +1,64 @@
+#pragma once
+// Scenario files (YAML): load with every problem reported by file, line, column and field;
+// save atomically (temporary file, then rename) so a user's file is never half-written.
+
+#include "moe/diagnostics.h"
+#include "moe/scenario.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moe {
+
+/// Where each field of a loaded scenario was written, so that later checks can point at it.
+struct SourceLocation {
+    int line = 0; ///< 1-based
+    int column = 0;
+};
+struct SourceMap {
+    std::string file;
+    std::map<std::string, SourceLocation> fields; ///< dotted path -> location
+    /// Location of `field`, or of its nearest written parent ("layout.ep" -> "layout").
+    SourceLocation find(const std::string& field) const;
+};
+
+struct LoadResult {
+    std::optional<Scenario> scenario; ///< set only when there are no errors
+    Diagnostics diagnostics;
+    SourceMap source;
+    bool ok() const { return scenario.has_value(); }
+};
+
+/// Loads and fully validates a scenario file (syntax, fields, types, ranges, layout rules).
+LoadResult loadScenarioFile(const std::string& path);
+
+/// Same, from text; `file_label` names the source in messages, `base_dir` resolves relative
+/// paths (routing histograms).
+LoadResult loadScenarioText(const std::string& yaml, const std::string& file_label,
+                            const std::string& base_dir = ".");
+
+/// The scenario as YAML text in the documented format (presets plus only the fields that
+/// differ from them).
+std::string toYaml(const Scenario& scenario);
+
+/// Writes `toYaml(scenario)` to a temporary file beside `path` and renames it over `path`.
+/// Returns an empty string on success, else the reason.
+std::string saveScenarioFile(const Scenario& scenario, const std::string& path);
+
+/// The built-in default scenario (the 8x8 DGX H100, 16-expert textbook case).
+const Scenario& defaultScenario();
+/// YAML text of the built-in default scenario.
+const char* defaultScenarioYaml();
+
+/// Applies a "key=value" override such as "layout.ep=16" to YAML text before loading, so
+/// overrides go through exactly the same validation as the file. Returns the diagnostics.
+LoadResult loadScenarioWithOverrides(const std::string& path,
+                                     const std::vector<std::string>& overrides);
+/// Same, from text (e.g. the built-in default with --set overrides).
+LoadResult loadScenarioTextWithOverrides(const std::string& yaml, const std::string& file_label,
+                                         const std::string& base_dir,
+                                         const std::vector<std::string>& overrides);
+
+} // namespace moe

@@ -1,0 +1,123 @@
+#include "moe/catalog.h"
+
+#include "embedded.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace moe {
+
+namespace {
+
+// The catalog is our own embedded file, so a malformed entry is a build defect: test_catalog
+// parses it, and a failure here names the entry instead of yielding zeros.
+[[noreturn]] void catalogDefect(const std::string& what) {
+    throw std::logic_error("built-in catalog: " + what);
+}
+
+template <typename T> T required(const YAML::Node& entry, const char* key, const std::string& id) {
+    const YAML::Node value = entry[key];
+    if (!value)
+        catalogDefect("entry '" + id + "' lacks '" + key + "'");
+    return value.as<T>();
+}
+
+GpuSpec parseGpu(const YAML::Node& entry) {
+    GpuSpec gpu;
+    gpu.preset = required<std::string>(entry, "id", "?");
+    const std::string& id = gpu.preset;
+    gpu.name = required<std::string>(entry, "name", id);
+    gpu.bf16_tflops = required<double>(entry, "bf16_tflops", id);
+    gpu.fp8_tflops = required<double>(entry, "fp8_tflops", id);
+    gpu.hbm_gb = required<double>(entry, "hbm_gb", id);
+    gpu.hbm_tbps = required<double>(entry, "hbm_tbps", id);
+    gpu.scale_up_gbps = required<double>(entry, "scale_up_gbps", id);
+    gpu.scale_up_latency_us = required<double>(entry, "scale_up_latency_us", id);
+    gpu.scale_up_fabric = required<std::string>(entry, "scale_up_fabric", id);
+    gpu.power_w = required<double>(entry, "power_w", id);
+    gpu.price_usd = required<double>(entry, "price_usd", id);
+    return gpu;
+}
+
+Catalog::NodeShape parseNodeShape(const YAML::Node& entry, const std::string& id) {
+    const YAML::Node node = entry["node"];
+    if (!node)
+        catalogDefect("entry '" + id + "' lacks 'node'");
+    Catalog::NodeShape shape;
+    shape.gpu_preset = id;
+    shape.gpus_per_node = required<int>(node, "gpus_per_node", id);
+    shape.nodes_per_rack = required<int>(node, "nodes_per_rack", id);
+    const auto domain = parseScaleUpDomain(required<std::string>(node, "scale_up_domain", id));
+    if (!domain)
+        catalogDefect("entry '" + id + "' has an unknown scale_up_domain");
+    shape.scale_up_domain = *domain;
+    return shape;
+}
+
+NicSpec parseNic(const YAML::Node& entry) {
+    NicSpec nic;
+    nic.preset = required<std::string>(entry, "id", "?");
+    const std::string& id = nic.preset;
+    nic.name = required<std::string>(entry, "name", id);
+    nic.speed_gbit = required<double>(entry, "speed_gbit", id);
+    nic.bandwidth_gbps = required<double>(entry, "bandwidth_gbps", id);
+    nic.latency_us = required<double>(entry, "latency_us", id);
+    nic.power_w = required<double>(entry, "power_w", id);
+    nic.price_usd = required<double>(entry, "price_usd", id);
+    return nic;
+}
+
+Catalog parseCatalog(const char* yaml) {
+    const YAML::Node root = YAML::Load(yaml);
+    Catalog catalog;
+    catalog.sources = root["sources"].as<std::string>("");
+    for (const YAML::Node& entry : root["gpus"]) {
+        catalog.gpus.push_back(parseGpu(entry));
+        catalog.node_shapes.push_back(parseNodeShape(entry, catalog.gpus.back().preset));
+    }
+    for (const YAML::Node& entry : root["nics"])
+        catalog.nics.push_back(parseNic(entry));
+    if (catalog.gpus.empty() || catalog.nics.empty())
+        catalogDefect("no GPUs or no NICs");
+    return catalog;
+}
+
+template <typename Spec>
+const Spec* findPreset(const std::vector<Spec>& specs, const std::string& preset) {
+    for (const Spec& spec : specs) {
+        if (spec.preset == preset)
+            return &spec;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+const GpuSpec* Catalog::findGpu(const std::string& preset) const {
+    return findPreset(gpus, preset);
+}
+
+const NicSpec* Catalog::findNic(const std::string& preset) const {
+    return findPreset(nics, preset);
+}
+
+const Catalog::NodeShape* Catalog::findNodeShape(const std::string& gpu_preset) const {
+    for (const NodeShape& shape : node_shapes) {
+        if (shape.gpu_preset == gpu_preset)
+            return &shape;
+    }
+    return nullptr;
+}
+
+const Catalog& builtinCatalog() {
+    static const Catalog catalog = parseCatalog(embedded::kCatalogYaml);
+    return catalog;
+}
+
+const char* builtinCatalogYaml() {
+    return embedded::kCatalogYaml;
+}
+
+} // namespace moe

@@ -1,0 +1,561 @@
+#include "moe/validate.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace moe {
+
+namespace {
+
+// Placement, topology and the performance model keep one entry per GPU in int-indexed
+// vectors; beyond this the cluster is surely a typo, and refusing it keeps them from
+// overflowing or exhausting memory.
+constexpr int64_t kMaxGpus = 1'000'000;
+
+template <typename T> std::string num(T value) {
+    if constexpr (std::is_floating_point_v<T>) {
+        // Shortest round-trip form, so 0.6 prints as "0.6" and not "0.599999...".
+        char buf[64];
+        const auto result = std::to_chars(buf, buf + sizeof buf, static_cast<double>(value));
+        return std::string(buf, result.ptr);
+    } else {
+        return std::to_string(value);
+    }
+}
+
+// Saturates instead of overflowing: absurd degrees must give a clear message, not UB.
+int64_t product(std::initializer_list<int64_t> factors) {
+    int64_t p = 1;
+    for (int64_t f : factors)
+        if (__builtin_mul_overflow(p, f, &p))
+            return std::numeric_limits<int64_t>::max();
+    return p;
+}
+
+std::string joined(std::initializer_list<int64_t> factors) {
+    std::string s;
+    for (int64_t f : factors)
+        s += (s.empty() ? "" : "*") + std::to_string(f);
+    return s;
+}
+
+class Checker {
+public:
+    Checker(const Scenario& scenario, const SourceMap* source)
+        : s_(scenario)
+        , source_(source) {}
+
+    Diagnostics run() {
+        checkCluster();
+        checkModel();
+        checkTraining();
+        checkLayout();
+        checkExpertPlacement();
+        checkRouting();
+        return std::move(out_);
+    }
+
+private:
+    const Scenario& s_;
+    const SourceMap* source_;
+    Diagnostics out_;
+
+    // Facts established by earlier checks, so later rules that depend on a broken field are
+    // skipped instead of piling a cascade of follow-up errors on top of its own.
+    int64_t gpus_ = 0;          ///< 0 when the cluster shape is invalid
+    int64_t micro_batches_ = 0; ///< per step and pipeline; 0 when unknown
+    bool nodes_ok_ = false;
+    bool layers_ok_ = false;
+    bool dense_layers_ok_ = false;
+    bool moe_ = false;   ///< valid expert count > 0
+    bool dense_ = false; ///< expert count == 0
+    bool needs_ffn_ = false;
+    bool ep_ok_ = false;
+
+    void report(Diagnostic::Severity severity, const std::string& field, std::string message) {
+        Diagnostic d;
+        d.severity = severity;
+        d.field = field;
+        d.message = std::move(message);
+        if (source_) {
+            d.file = source_->file;
+            const SourceLocation loc = source_->find(field);
+            d.line = loc.line;
+            d.column = loc.column;
+        }
+        out_.push_back(std::move(d));
+    }
+    void error(const std::string& field, std::string message) {
+        report(Diagnostic::Severity::error, field, std::move(message));
+    }
+    void warning(const std::string& field, std::string message) {
+        report(Diagnostic::Severity::warning, field, std::move(message));
+    }
+
+    template <typename T> bool requireFinite(const std::string& field, T value) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (!std::isfinite(value)) {
+                error(field, field + " = " + num(value) + " is not a finite number");
+                return false;
+            }
+        }
+        return true;
+    }
+    template <typename T>
+    bool requireAtLeast(const std::string& field, T value, std::type_identity_t<T> min) {
+        if (!requireFinite(field, value))
+            return false;
+        if (value >= min)
+            return true;
+        error(field, field + " = " + num(value) + " must be at least " + num(min));
+        return false;
+    }
+    template <typename T> bool requirePositive(const std::string& field, T value) {
+        if constexpr (std::is_integral_v<T>) {
+            return requireAtLeast(field, value, T{1});
+        } else {
+            if (!requireFinite(field, value))
+                return false;
+            if (value > 0)
+                return true;
+            error(field, field + " = " + num(value) + " must be greater than 0");
+            return false;
+        }
+    }
+    template <typename T>
+    bool requireBetween(const std::string& field, T value, std::type_identity_t<T> lo,
+                        std::type_identity_t<T> hi) {
+        if (!requireFinite(field, value))
+            return false;
+        if (value >= lo && value <= hi)
+            return true;
+        error(field,
+              field + " = " + num(value) + " must be between " + num(lo) + " and " + num(hi));
+        return false;
+    }
+    /// "<divisor_name> = d does not divide <dividend_name> = n", blamed on `field`. Both values
+    /// must already be known positive.
+    void requireDivides(const std::string& field, const std::string& divisor_name, int64_t divisor,
+                        const std::string& dividend_name, int64_t dividend,
+                        const std::string& why = "") {
+        if (dividend % divisor == 0)
+            return;
+        error(field, divisor_name + " = " + num(divisor) + " does not divide " + dividend_name +
+                         " = " + num(dividend) + why);
+    }
+
+    void checkCluster() {
+        const ClusterSpec& c = s_.cluster;
+        const GpuSpec& g = c.gpu;
+        // The preset's figures are known good, so a bad GPU figure can only come from an
+        // override: blame that.
+        requirePositive("cluster.gpu_overrides.bf16_tflops", g.bf16_tflops);
+        requirePositive("cluster.gpu_overrides.fp8_tflops", g.fp8_tflops);
+        requirePositive("cluster.gpu_overrides.hbm_gb", g.hbm_gb);
+        requirePositive("cluster.gpu_overrides.hbm_tbps", g.hbm_tbps);
+        requireAtLeast("cluster.gpu_overrides.power_w", g.power_w, 0.0);
+        requireAtLeast("cluster.gpu_overrides.price_usd", g.price_usd, 0.0);
+        requirePositive("cluster.scale_up.bandwidth_gbps", g.scale_up_gbps);
+        requireAtLeast("cluster.scale_up.latency_us", g.scale_up_latency_us, 0.0);
+
+        nodes_ok_ = requirePositive("cluster.nodes", c.nodes);
+        const bool gpn_ok = requirePositive("cluster.gpus_per_node", c.gpus_per_node);
+        const bool npr_ok = requirePositive("cluster.nodes_per_rack", c.nodes_per_rack);
+        const bool nics_ok = requirePositive("cluster.scale_out.nics_per_node", c.nics_per_node);
+        requirePositive("cluster.scale_out.bandwidth_gbps", c.nic.bandwidth_gbps);
+        requireAtLeast("cluster.scale_out.latency_us", c.nic.latency_us, 0.0);
+        requireAtLeast("cluster.scale_out.oversubscription", c.oversubscription, 1.0);
+        requireAtLeast("cluster.scale_out.nodes_per_leaf", c.nodes_per_leaf, 0);
+        requireAtLeast("cluster.costs.gpu_hour_usd", c.gpu_hour_usd, 0.0);
+        requireAtLeast("cluster.costs.electricity_usd_per_kwh", c.electricity_usd_per_kwh, 0.0);
+        requireAtLeast("cluster.costs.pue", c.pue, 1.0);
+        requireAtLeast("cluster.costs.node_overhead_w", c.node_overhead_w, 0.0);
+
+        if (nodes_ok_ && gpn_ok) {
+            const int64_t gpus = product({c.nodes, c.gpus_per_node});
+            if (gpus > kMaxGpus)
+                error("cluster.nodes",
+                      "cluster: " + num(c.nodes) + " nodes x " + num(c.gpus_per_node) + " GPUs = " +
+                          num(gpus) + " GPUs exceeds the supported maximum of " + num(kMaxGpus));
+            else
+                gpus_ = gpus;
+        }
+        if (c.scale_up_domain == ScaleUpDomain::rack && nodes_ok_ && npr_ok &&
+            c.nodes % c.nodes_per_rack != 0)
+            error("cluster.nodes",
+                  "cluster.nodes = " + num(c.nodes) +
+                      " is not divisible by cluster.nodes_per_rack = " + num(c.nodes_per_rack) +
+                      " (cluster.scale_up.domain = rack needs whole racks)");
+        if (gpn_ok && nics_ok && c.gpus_per_node % c.nics_per_node != 0)
+            warning("cluster.scale_out.nics_per_node",
+                    "cluster.scale_out.nics_per_node = " + num(c.nics_per_node) +
+                        " does not divide cluster.gpus_per_node = " + num(c.gpus_per_node) +
+                        ", so some NICs serve more GPUs than others");
+    }
+
+    void checkModel() {
+        const ModelSpec& m = s_.model;
+        layers_ok_ = requirePositive("model.layers", m.layers);
+        dense_layers_ok_ = requireAtLeast("model.dense_layers", m.dense_layers, 0);
+        const bool hidden_ok = requirePositive("model.hidden", m.hidden);
+        const bool heads_ok = requirePositive("model.heads", m.heads);
+        requireAtLeast("model.head_dim", m.head_dim, 0);
+        requirePositive("model.seq_len", m.seq_len);
+        requirePositive("model.vocab", m.vocab);
+        requireAtLeast("model.shared_experts", m.shared_experts, 0);
+        requireAtLeast("model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden, 0);
+        requireAtLeast("model.capacity_factor", m.capacity_factor, 0.0);
+
+        if (m.attention == AttentionKind::gqa) {
+            if (requirePositive("model.kv_heads", m.kv_heads) && heads_ok)
+                requireDivides("model.kv_heads", "model.kv_heads", m.kv_heads, "model.heads",
+                               m.heads);
+        } else {
+            // DeepSeek-V2-Lite has no query compression: q_lora_rank 0 is legal.
+            requireAtLeast("model.mla.q_lora_rank", m.mla.q_lora_rank, 0);
+            requirePositive("model.mla.kv_lora_rank", m.mla.kv_lora_rank);
+            requirePositive("model.mla.qk_nope_head_dim", m.mla.qk_nope_head_dim);
+            requirePositive("model.mla.qk_rope_head_dim", m.mla.qk_rope_head_dim);
+            requirePositive("model.mla.v_head_dim", m.mla.v_head_dim);
+        }
+        if (m.head_dim == 0 && hidden_ok && heads_ok && m.hidden % m.heads != 0)
+            error("model.heads", "model.hidden = " + num(m.hidden) +
+                                     " is not divisible by model.heads = " + num(m.heads) +
+                                     "; set model.head_dim to give the head size");
+
+        if (requireAtLeast("model.experts", m.experts, 0)) {
+            moe_ = m.experts > 0;
+            dense_ = !moe_;
+        }
+        const std::string experts_note = " (model.experts = " + num(m.experts) + ")";
+        needs_ffn_ = dense_ || (moe_ && m.dense_layers > 0);
+        if (dense_) {
+            if (m.top_k != 0)
+                error("model.top_k", "model.top_k = " + num(m.top_k) +
+                                         " must be 0 for a dense model" + experts_note);
+            requireAtLeast("model.expert_ffn_hidden", m.expert_ffn_hidden, 0);
+            if (m.ffn_hidden <= 0)
+                error("model.ffn_hidden", "model.ffn_hidden = " + num(m.ffn_hidden) +
+                                              " must be greater than 0 for a dense model" +
+                                              experts_note);
+            return;
+        }
+        if (!moe_) {
+            requireAtLeast("model.ffn_hidden", m.ffn_hidden, 0);
+            return;
+        }
+        if (m.top_k < 1)
+            error("model.top_k", "model.top_k = " + num(m.top_k) +
+                                     " must be at least 1 for a MoE model" + experts_note);
+        else if (m.top_k > m.experts)
+            error("model.top_k",
+                  "model.top_k = " + num(m.top_k) + " exceeds model.experts = " + num(m.experts));
+        if (m.expert_ffn_hidden <= 0)
+            error("model.expert_ffn_hidden",
+                  "model.expert_ffn_hidden = " + num(m.expert_ffn_hidden) +
+                      " must be greater than 0 for a MoE model" + experts_note);
+        if (layers_ok_ && dense_layers_ok_ && m.dense_layers >= m.layers)
+            error("model.dense_layers", "model.dense_layers = " + num(m.dense_layers) +
+                                            " must be less than model.layers = " + num(m.layers) +
+                                            " so that the MoE model has MoE layers");
+        if (needs_ffn_ && m.ffn_hidden <= 0)
+            error("model.ffn_hidden", "model.ffn_hidden = " + num(m.ffn_hidden) +
+                                          " must be greater than 0 because model.dense_layers = " +
+                                          num(m.dense_layers) +
+                                          " (those layers use the dense FFN)");
+        else if (!needs_ffn_)
+            requireAtLeast("model.ffn_hidden", m.ffn_hidden, 0);
+    }
+
+    void checkTraining() {
+        const TrainingSpec& t = s_.training;
+        requirePositive("training.global_batch", t.global_batch);
+        requirePositive("training.micro_batch", t.micro_batch);
+        requireAtLeast("training.total_tokens", t.total_tokens, 0.0);
+        requireBetween("training.zero_stage", t.zero_stage, 0, 3);
+        if (t.optimizer != "adam" && t.optimizer != "adamw")
+            error("training.optimizer",
+                  "training.optimizer = \"" + t.optimizer + "\" is not one of: adam, adamw");
+    }
+
+    void checkLayout() {
+        const LayoutSpec& l = s_.layout;
+        const ModelSpec& m = s_.model;
+        const TrainingSpec& t = s_.training;
+        const bool tp_ok = requirePositive("layout.tp", l.tp);
+        const bool cp_ok = requirePositive("layout.cp", l.cp);
+        const bool pp_ok = requirePositive("layout.pp", l.pp);
+        const bool dp_ok = requirePositive("layout.dp", l.dp);
+        const bool vpp_ok = requirePositive("layout.vpp", l.vpp);
+        ep_ok_ = requirePositive("layout.ep", l.ep);
+        const bool etp_ok = requirePositive("layout.etp", l.etp);
+
+        checkOrder(l.order);
+        if (requireAtLeast("layout.max_nodes_per_token", l.max_nodes_per_token, 0) && nodes_ok_ &&
+            l.max_nodes_per_token > s_.cluster.nodes)
+            error("layout.max_nodes_per_token",
+                  "layout.max_nodes_per_token = " + num(l.max_nodes_per_token) +
+                      " exceeds cluster.nodes = " + num(s_.cluster.nodes));
+
+        if (tp_ok && cp_ok && pp_ok && dp_ok && gpus_ > 0) {
+            const int64_t ranks = product({l.tp, l.cp, l.pp, l.dp});
+            if (ranks != gpus_)
+                error("layout.dp", "layout: tp*cp*pp*dp = " + joined({l.tp, l.cp, l.pp, l.dp}) +
+                                       " = " + num(ranks) + " does not equal the cluster's " +
+                                       num(gpus_) + " GPUs (" + num(s_.cluster.nodes) +
+                                       " nodes x " + num(s_.cluster.gpus_per_node) + " GPUs)");
+        }
+
+        const std::string dense_note = " must be 1 for a dense model (model.experts = 0)";
+        if (dense_ && ep_ok_ && l.ep != 1)
+            error("layout.ep", "layout.ep = " + num(l.ep) + dense_note);
+        if (dense_ && etp_ok && l.etp != 1)
+            error("layout.etp", "layout.etp = " + num(l.etp) + dense_note);
+        if (moe_ && ep_ok_ && etp_ok && tp_ok && cp_ok && dp_ok) {
+            const int64_t expert_ranks = product({l.ep, l.etp});
+            const int64_t dense_ranks = product({l.tp, l.cp, l.dp});
+            if (dense_ranks % expert_ranks != 0)
+                error("layout.ep", "layout.ep*etp = " + joined({l.ep, l.etp}) + " = " +
+                                       num(expert_ranks) +
+                                       " does not divide tp*cp*dp = " + num(dense_ranks) +
+                                       " (the expert grid folds over the same GPUs)");
+        }
+        if (moe_ && ep_ok_)
+            requireDivides("layout.ep", "layout.ep", l.ep, "model.experts", m.experts);
+        if (moe_ && etp_ok && m.expert_ffn_hidden > 0)
+            requireDivides("layout.etp", "layout.etp", l.etp, "model.expert_ffn_hidden",
+                           m.expert_ffn_hidden);
+
+        if (tp_ok)
+            checkTensorParallel(l.tp);
+        if (cp_ok && l.cp > 1 && m.seq_len >= 1 && m.seq_len % (2 * int64_t{l.cp}) != 0)
+            error("layout.cp", "model.seq_len = " + num(m.seq_len) +
+                                   " is not divisible by 2*layout.cp = " + joined({2, l.cp}) +
+                                   " = " + num(2 * int64_t{l.cp}) +
+                                   " (context parallelism splits each sequence into 2*cp "
+                                   "chunks)");
+
+        if (dp_ok && t.global_batch >= 1 && t.micro_batch >= 1) {
+            const int64_t per_step = product({l.dp, t.micro_batch});
+            if (t.global_batch % per_step != 0)
+                error("training.global_batch",
+                      "training.global_batch = " + num(t.global_batch) +
+                          " is not divisible by layout.dp * training.micro_batch = " + num(l.dp) +
+                          " * " + num(t.micro_batch));
+            else
+                micro_batches_ = t.global_batch / per_step;
+        }
+        if (pp_ok && vpp_ok)
+            checkPipeline();
+    }
+
+    void checkOrder(const RankOrder& order) {
+        std::array<int, kDimCount> seen{};
+        for (Dim d : order) {
+            const int i = static_cast<int>(d);
+            // Only reachable from code that casts integers to Dim; the name would be garbage.
+            if (i < 0 || i >= kDimCount) {
+                error("layout.order", "layout.order contains an unknown dimension");
+                return;
+            }
+            ++seen[i];
+        }
+        for (int count : seen)
+            if (count != 1) {
+                error("layout.order", "layout.order = " + toString(order) +
+                                          " must name each of tp, cp, ep, dp, pp exactly once");
+                return;
+            }
+    }
+
+    void checkTensorParallel(int tp) {
+        const ModelSpec& m = s_.model;
+        if (m.heads >= 1)
+            requireDivides("layout.tp", "layout.tp", tp, "model.heads", m.heads);
+        if (m.attention == AttentionKind::gqa && m.kv_heads >= 1 && m.kv_heads % tp != 0 &&
+            tp % m.kv_heads != 0)
+            error("layout.tp", "layout.tp = " + num(tp) +
+                                   " and model.kv_heads = " + num(m.kv_heads) +
+                                   " do not divide one another (TP must either split the KV "
+                                   "heads or replicate them evenly)");
+        if (needs_ffn_ && m.ffn_hidden > 0)
+            requireDivides("layout.tp", "layout.tp", tp, "model.ffn_hidden", m.ffn_hidden);
+        // Shared experts run like a dense FFN on the attention's TP group.
+        if (moe_ && m.shared_experts > 0 && m.effectiveSharedFfn() > 0) {
+            const bool own = m.shared_expert_ffn_hidden > 0;
+            requireDivides("layout.tp", "layout.tp", tp,
+                           own ? "model.shared_expert_ffn_hidden" : "model.expert_ffn_hidden",
+                           m.effectiveSharedFfn(), own ? "" : " (the shared experts' FFN size)");
+        }
+    }
+
+    void checkPipeline() {
+        const LayoutSpec& l = s_.layout;
+        const int layers = s_.model.layers;
+        const int64_t stages = product({l.pp, l.vpp});
+        const bool interleaved = l.schedule == PipelineSchedule::interleaved;
+        bool stages_fit = layers_ok_;
+        if (layers_ok_ && stages > layers) {
+            stages_fit = false;
+            error(l.vpp > 1 && l.pp <= layers ? "layout.vpp" : "layout.pp",
+                  "layout.pp*vpp = " + num(stages) + " exceeds model.layers = " + num(layers));
+        }
+        if (l.vpp > 1 && !interleaved)
+            error("layout.vpp", "layout.vpp = " + num(l.vpp) +
+                                    " needs layout.schedule = interleaved (it is " +
+                                    toString(l.schedule) + ")");
+        const std::string micro_batches =
+            "training.global_batch / (layout.dp * training.micro_batch) = " +
+            num(s_.training.global_batch) + " / (" + num(l.dp) + " * " +
+            num(s_.training.micro_batch) + ") = " + num(micro_batches_);
+        if (interleaved) {
+            if (stages_fit && layers % stages != 0)
+                error("layout.vpp", "model.layers = " + num(layers) +
+                                        " is not divisible by layout.pp*vpp = " +
+                                        joined({l.pp, l.vpp}) + " = " + num(stages) +
+                                        " (the interleaved schedule gives each virtual stage "
+                                        "the same number of layers)");
+            if (micro_batches_ > 0 && micro_batches_ % l.pp != 0)
+                error("training.global_batch",
+                      "layout.schedule = interleaved needs a number of micro-batches that is a "
+                      "multiple of layout.pp = " +
+                          num(l.pp) + ", but " + micro_batches);
+            if (l.vpp == 1)
+                warning("layout.vpp", "layout.schedule = interleaved with layout.vpp = 1 runs "
+                                      "like 1f1b; set layout.vpp > 1 to interleave");
+        }
+        if (l.schedule == PipelineSchedule::dualpipe) {
+            if (l.pp % 2 != 0)
+                error("layout.pp",
+                      "layout.pp = " + num(l.pp) + " must be even for layout.schedule = dualpipe");
+            else if (micro_batches_ > 0 && micro_batches_ < 2 * int64_t{l.pp})
+                error("training.global_batch",
+                      "layout.schedule = dualpipe needs at least 2*layout.pp = " +
+                          num(2 * int64_t{l.pp}) + " micro-batches, but " + micro_batches);
+        }
+    }
+
+    void checkExpertPlacement() {
+        const LayoutSpec& l = s_.layout;
+        const ModelSpec& m = s_.model;
+        if (l.expert_placement.empty())
+            return;
+        if (!moe_) {
+            if (dense_)
+                error("layout.expert_placement",
+                      "layout.expert_placement places experts, but model.experts = 0 (a dense "
+                      "model has none)");
+            return;
+        }
+        const bool layers_known = layers_ok_ && dense_layers_ok_ && m.dense_layers < m.layers;
+        // (expert, layer) -> first entry placing it, to catch contradicting entries.
+        std::map<std::pair<int, int>, size_t> placed;
+        for (size_t i = 0; i < l.expert_placement.size(); ++i) {
+            const ExpertPlacement& p = l.expert_placement[i];
+            const std::string path = "layout.expert_placement[" + num(i) + "]";
+            bool in_range = true;
+            if (p.expert < 0 || p.expert >= m.experts) {
+                in_range = false;
+                error(path + ".expert", path + ".expert = " + num(p.expert) +
+                                            " is out of range 0.." + num(m.experts - 1) +
+                                            " (model.experts = " + num(m.experts) + ")");
+            }
+            if (p.layer != -1 && layers_known && (p.layer < 0 || p.layer >= m.moeLayers())) {
+                in_range = false;
+                error(path + ".layer", path + ".layer = " + num(p.layer) + " is out of range 0.." +
+                                           num(m.moeLayers() - 1) + " (the model has " +
+                                           num(m.moeLayers()) + " MoE layers)");
+            }
+            checkEpRanks(path, p.ep_ranks);
+            if (!in_range)
+                continue;
+            const auto [it, fresh] = placed.try_emplace({p.expert, p.layer}, i);
+            if (!fresh)
+                error(path, path + " places expert " + num(p.expert) + " again " +
+                                (p.layer < 0 ? std::string("for every MoE layer")
+                                             : "for MoE layer " + num(p.layer)) +
+                                ", after layout.expert_placement[" + num(it->second) + "]");
+        }
+    }
+
+    void checkEpRanks(const std::string& path, const std::vector<int>& ranks) {
+        const std::string field = path + ".ep_ranks";
+        if (ranks.empty()) {
+            error(field, field + " is empty; list at least one EP rank");
+            return;
+        }
+        const int ep = s_.layout.ep;
+        std::set<int> seen;
+        for (int r : ranks) {
+            if (ep_ok_ && (r < 0 || r >= ep))
+                error(field, field + " contains " + num(r) + ", out of range 0.." + num(ep - 1) +
+                                 " (layout.ep = " + num(ep) + ")");
+            else if (!seen.insert(r).second)
+                error(field, field + " lists EP rank " + num(r) + " more than once");
+        }
+    }
+
+    void checkRouting() {
+        const RoutingSpec& r = s_.routing;
+        requireAtLeast("routing.zipf_alpha", r.zipf_alpha, 0.0);
+        requireBetween("routing.balance", r.balance, 0.0, 1.0);
+        if (r.model != PopularityModel::histogram || !moe_)
+            return;
+        const std::string field = "routing.histogram_csv";
+        if (r.histogram.empty()) {
+            error(field, r.histogram_csv.empty()
+                             ? "routing.model = histogram needs routing.histogram_csv"
+                             : field + " = " + r.histogram_csv + " has no rows of weights");
+            return;
+        }
+        const std::string name = field + " = " + r.histogram_csv;
+        const ModelSpec& m = s_.model;
+        const size_t rows = r.histogram.size();
+        if (layers_ok_ && dense_layers_ok_ && m.moeLayers() > 0 && rows != 1 &&
+            rows != static_cast<size_t>(m.moeLayers()))
+            error(field, name + " has " + num(rows) +
+                             " rows; it needs 1 (for every layer) or one per MoE layer (" +
+                             num(m.moeLayers()) + ")");
+        for (size_t i = 0; i < rows; ++i) {
+            const std::vector<double>& row = r.histogram[i];
+            const std::string where = name + " row " + num(i + 1);
+            if (row.size() != static_cast<size_t>(m.experts)) {
+                error(field, where + " has " + num(row.size()) +
+                                 " weights; it needs one per expert (model.experts = " +
+                                 num(m.experts) + ")");
+                continue;
+            }
+            double sum = 0;
+            bool bad = false;
+            for (double w : row) {
+                if (!std::isfinite(w) || w < 0) {
+                    error(field, where + " has the weight " + num(w) +
+                                     "; weights must be finite and not negative");
+                    bad = true;
+                    break;
+                }
+                sum += w;
+            }
+            if (!bad && !(sum > 0))
+                error(field, where + " has weights summing to 0; at least one must be positive");
+        }
+    }
+};
+
+} // namespace
+
+Diagnostics validateScenario(const Scenario& scenario, const SourceMap* source) {
+    return Checker(scenario, source).run();
+}
+
+} // namespace moe
