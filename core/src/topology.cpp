@@ -1,0 +1,343 @@
+// Builds the explicit hardware graph of a cluster and routes GPU-to-GPU traffic over it.
+//
+// Vertex ids are laid out by kind so lookups need no maps: GPUs first (vertex id == GPU index),
+// then the scale-up switches, the NICs, the leaf switches and the spine switches. Link ids are
+// laid out the same way: one scale-up link per GPU (when its domain has a switch), one GPU<->NIC
+// link per GPU, one NIC<->leaf link per NIC, then each leaf's uplinks as one contiguous block.
+#include "moe/topology.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace moe {
+
+const char* toString(VertexKind k) {
+    switch (k) {
+    case VertexKind::gpu:
+        return "gpu";
+    case VertexKind::scale_up_switch:
+        return "scale_up_switch";
+    case VertexKind::nic:
+        return "nic";
+    case VertexKind::leaf_switch:
+        return "leaf_switch";
+    case VertexKind::spine_switch:
+        return "spine_switch";
+    }
+    return "unknown";
+}
+
+const char* toString(LinkKind k) {
+    switch (k) {
+    case LinkKind::scale_up:
+        return "scale_up";
+    case LinkKind::gpu_nic:
+        return "gpu_nic";
+    case LinkKind::nic_leaf:
+        return "nic_leaf";
+    case LinkKind::leaf_spine:
+        return "leaf_spine";
+    }
+    return "unknown";
+}
+
+const char* toString(LinkClass c) {
+    switch (c) {
+    case LinkClass::scale_up:
+        return "scale_up";
+    case LinkClass::scale_out:
+        return "scale_out";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// GPU <-> NIC is a PCIe Gen5 x16 path (through the node's PCIe switch with GPUDirect RDMA):
+// 32 GT/s x 16 lanes = 64 GB/s per direction before 128b/130b encoding (~63 GB/s after). It sits
+// above a 400 Gb/s NIC (50 GB/s), so it only matters for 800 Gb/s NICs or NICs shared by GPUs.
+constexpr double kPcieGen5x16Gbps = 64.0;
+// One PCIe traversal with a PCIe switch in the way is well under a microsecond; 1 us also covers
+// the NIC's doorbell/DMA setup so short messages are not modelled as free.
+constexpr double kPcieLatencyUs = 1.0;
+
+// Leaf and spine switches are 64-port radix switches (NVIDIA Quantum-2 QM9700: 64 x NDR 400G;
+// Spectrum-4 SN5600: 64 x 800G). A non-blocking leaf splits its ports half down, half up.
+constexpr int kLeafPorts = 64;
+constexpr int kLeafDownPorts = kLeafPorts / 2;
+constexpr int kLeafUpPorts = kLeafPorts - kLeafDownPorts;
+constexpr int kSpinePorts = 64;
+// Each leaf links to at most this many spines (one uplink port per spine). Besides matching the
+// port budget, it bounds the link count at ~32 per leaf so 100K-GPU graphs stay small.
+constexpr int kMaxSpinesPerLeaf = kLeafUpPorts;
+// A switch hop adds port-to-port latency plus cable time: ~0.1-0.2 us on InfiniBand switches, a
+// few hundred ns more on Ethernet; 0.5 us per leaf<->spine link is the middle of that range.
+constexpr double kSwitchHopLatencyUs = 0.5;
+
+// Past this many GPUs the graph would take gigabytes; validation reports such clusters, and the
+// graph stays empty instead of exhausting memory (20x the 100K-GPU clusters the tool targets).
+constexpr int64_t kMaxGraphGpus = 2'000'000;
+
+int ceilDiv(int64_t a, int64_t b) {
+    return static_cast<int>((a + b - 1) / b);
+}
+
+} // namespace
+
+HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
+    HardwareGraph g;
+    // Degrees below 1 are validation errors; clamping keeps the graph well-formed meanwhile.
+    const int nodes = std::max(0, c.nodes);
+    const int gpn = std::max(1, c.gpus_per_node);
+    const int npr = std::max(1, c.nodes_per_rack);
+    const int nics_per_node = std::max(1, c.nics_per_node);
+    const bool rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
+    const int gpd = rack_domain ? gpn * npr : gpn;
+    g.gpus_per_node = gpn;
+    g.nodes_per_rack = npr;
+    g.gpus_per_domain = gpd;
+    if (static_cast<int64_t>(nodes) * gpn > kMaxGraphGpus ||
+        static_cast<int64_t>(nodes) * nics_per_node > kMaxGraphGpus || gpd > kMaxGraphGpus)
+        return g;
+    const int gpus = nodes * gpn;
+    const int domains = gpus == 0 ? 0 : ceilDiv(gpus, gpd);
+    const int nics = nodes * nics_per_node;
+
+    // Fabric shape. A single node talks to nobody over the fabric, so it gets none.
+    const bool rail = c.fabric_topology == FabricTopology::rail_optimized;
+    const bool fabric = nodes > 1;
+    int nodes_per_leaf = c.nodes_per_leaf;
+    if (nodes_per_leaf <= 0)
+        // Rail-optimized: each rail leaf gives one down port to each node of its group.
+        // Fat tree: a leaf takes whole nodes, all their NICs, until its down ports are used.
+        nodes_per_leaf = rail ? kLeafDownPorts : std::max(1, kLeafDownPorts / nics_per_node);
+    const int leaf_groups = fabric ? ceilDiv(nodes, nodes_per_leaf) : 0;
+    const int leaves = rail ? leaf_groups * nics_per_node : leaf_groups;
+    // Spines: enough 64-port spines to terminate every leaf's up ports. One leaf needs none.
+    const int spines =
+        leaves > 1 ? std::max(1, ceilDiv(static_cast<int64_t>(leaves) * kLeafUpPorts, kSpinePorts))
+                   : 0;
+    const int spines_per_leaf = std::min(spines, kMaxSpinesPerLeaf);
+
+    std::vector<int> domain_switch(domains, -1);
+    int switches = 0;
+    for (int d = 0; d < domains; ++d)
+        if (std::min(gpd, gpus - d * gpd) > 1)
+            domain_switch[d] = switches++;
+
+    g.scale_up_switches = switches;
+    g.nics = nics;
+    g.leaves = leaves;
+    g.spines = spines;
+
+    const int switch_base = gpus;
+    const int nic_base = switch_base + switches;
+    const int leaf_base = nic_base + nics;
+    const int spine_base = leaf_base + leaves;
+    g.vertices.reserve(static_cast<size_t>(spine_base + spines));
+    g.links.reserve(static_cast<size_t>(2 * gpus + (fabric ? nics : 0) + leaves * spines_per_leaf));
+    g.gpu_vertex.resize(gpus);
+    g.gpu_nic_vertex.resize(gpus);
+    g.gpu_scale_up_link.assign(gpus, -1);
+    g.gpu_nic_link.resize(gpus);
+    g.nic_leaf_link.assign(nics, -1);
+    g.nic_leaf.assign(nics, -1);
+    g.leaf_spine_links_begin.assign(leaves, 0);
+    g.leaf_spine_links_count.assign(leaves, 0);
+
+    const std::string rack_s = "rack", node_s = "node";
+    auto nodeLabel = [&](int node) { return node_s + std::to_string(node); };
+
+    // GPUs.
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+        const int node = gpu / gpn;
+        const int local = gpu % gpn;
+        Vertex v;
+        v.kind = VertexKind::gpu;
+        v.index = gpu;
+        v.rack = node / npr;
+        v.node = node;
+        v.domain = gpu / gpd;
+        // The NIC rail this GPU sends on: NICs are shared evenly by consecutive local GPUs.
+        v.rail = static_cast<int>(static_cast<int64_t>(local) * nics_per_node / gpn);
+        v.label = rack_s + std::to_string(v.rack) + "/" + nodeLabel(node) + "/gpu" +
+                  std::to_string(local);
+        g.gpu_vertex[gpu] = gpu;
+        g.gpu_nic_vertex[gpu] = nic_base + node * nics_per_node + v.rail;
+        g.vertices.push_back(std::move(v));
+    }
+
+    // Scale-up switches, one per domain of two or more GPUs.
+    for (int d = 0; d < domains; ++d) {
+        if (domain_switch[d] < 0)
+            continue;
+        const int first_node = d * gpd / gpn;
+        Vertex v;
+        v.kind = VertexKind::scale_up_switch;
+        v.index = domain_switch[d];
+        v.rack = first_node / npr;
+        v.node = rack_domain ? -1 : first_node;
+        v.domain = d;
+        v.label =
+            (rack_domain ? rack_s + std::to_string(v.rack) : nodeLabel(first_node)) + "/nvswitch";
+        g.vertices.push_back(std::move(v));
+    }
+
+    // NICs.
+    for (int nic = 0; nic < nics; ++nic) {
+        const int node = nic / nics_per_node;
+        Vertex v;
+        v.kind = VertexKind::nic;
+        v.index = nic;
+        v.rack = node / npr;
+        v.node = node;
+        v.rail = nic % nics_per_node;
+        v.label = nodeLabel(node) + "/nic" + std::to_string(v.rail);
+        g.vertices.push_back(std::move(v));
+    }
+
+    // Leaves. Rail-optimized leaves are numbered group-major: leaf = group * rails + rail.
+    std::vector<int> leaf_downlinks(leaves, 0);
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+        const int group = rail ? leaf / nics_per_node : leaf;
+        const int first_node = group * nodes_per_leaf;
+        const int last_node = std::min(nodes, first_node + nodes_per_leaf) - 1;
+        const int group_nodes = last_node - first_node + 1;
+        Vertex v;
+        v.kind = VertexKind::leaf_switch;
+        v.index = leaf;
+        v.rack = first_node / npr == last_node / npr ? first_node / npr : -1;
+        if (rail) {
+            v.rail = leaf % nics_per_node;
+            v.label = "leaf-rail" + std::to_string(v.rail) + "-g" + std::to_string(group);
+            leaf_downlinks[leaf] = group_nodes;
+        } else {
+            v.label = "leaf" + std::to_string(leaf);
+            leaf_downlinks[leaf] = group_nodes * nics_per_node;
+        }
+        g.vertices.push_back(std::move(v));
+    }
+
+    for (int s = 0; s < spines; ++s) {
+        Vertex v;
+        v.kind = VertexKind::spine_switch;
+        v.index = s;
+        v.label = "spine" + std::to_string(s);
+        g.vertices.push_back(std::move(v));
+    }
+
+    // Links. The scale-up latency is split over the two links of a GPU->switch->GPU path, so a
+    // path costs one scale-up step; likewise the NIC latency (quoted per message across the
+    // fabric) is split over the two NIC<->leaf links of a NIC->leaf->NIC path.
+    auto addLink = [&](int a, int b, LinkKind kind, double bw, double lat) {
+        Link l;
+        l.a = a;
+        l.b = b;
+        l.kind = kind;
+        l.bandwidth_gbps = bw;
+        l.latency_us = lat;
+        g.links.push_back(l);
+        return static_cast<int>(g.links.size()) - 1;
+    };
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+        const int sw = domain_switch[gpu / gpd];
+        if (sw >= 0)
+            g.gpu_scale_up_link[gpu] = addLink(gpu, switch_base + sw, LinkKind::scale_up,
+                                               c.gpu.scale_up_gbps, c.gpu.scale_up_latency_us / 2);
+    }
+    for (int gpu = 0; gpu < gpus; ++gpu)
+        g.gpu_nic_link[gpu] = addLink(gpu, g.gpu_nic_vertex[gpu], LinkKind::gpu_nic,
+                                      kPcieGen5x16Gbps, kPcieLatencyUs);
+    if (fabric) {
+        for (int nic = 0; nic < nics; ++nic) {
+            const int node = nic / nics_per_node;
+            const int group = node / nodes_per_leaf;
+            const int leaf = rail ? group * nics_per_node + nic % nics_per_node : group;
+            g.nic_leaf[nic] = leaf;
+            g.nic_leaf_link[nic] = addLink(nic_base + nic, leaf_base + leaf, LinkKind::nic_leaf,
+                                           c.nic.bandwidth_gbps, c.nic.latency_us / 2);
+        }
+    }
+    // Uplinks: the leaf's downlink bandwidth divided by the oversubscription, spread evenly over
+    // a window of spines. Consecutive leaves take consecutive windows (wrapping), so every spine
+    // ends up with the same number of leaves. Up to 64 leaves every leaf reaches every spine.
+    const double oversub = std::max(1.0, c.oversubscription);
+    for (int leaf = 0; leaf < leaves && spines > 0; ++leaf) {
+        const double total_gbps = leaf_downlinks[leaf] * c.nic.bandwidth_gbps / oversub;
+        const int start = static_cast<int>(static_cast<int64_t>(leaf) * spines_per_leaf % spines);
+        g.leaf_spine_links_begin[leaf] = static_cast<int>(g.links.size());
+        g.leaf_spine_links_count[leaf] = spines_per_leaf;
+        for (int j = 0; j < spines_per_leaf; ++j)
+            addLink(leaf_base + leaf, spine_base + (start + j) % spines, LinkKind::leaf_spine,
+                    total_gbps / spines_per_leaf, kSwitchHopLatencyUs);
+    }
+    if (spines == 0)
+        g.leaf_spine_links_begin.assign(leaves, static_cast<int>(g.links.size()));
+    return g;
+}
+
+// Traffic between different nodes takes the simple path through the source GPU's own NIC.
+// In a rail-optimized fabric that means cross-rail traffic climbs to a spine; NCCL's PXN
+// instead first moves the data over NVLink to the peer GPU on the destination rail and stays
+// on one rail leaf. That is not modelled here.
+std::vector<int> HardwareGraph::route(int src_gpu, int dst_gpu) const {
+    const int n = gpuCount();
+    if (src_gpu == dst_gpu || src_gpu < 0 || dst_gpu < 0 || src_gpu >= n || dst_gpu >= n)
+        return {};
+    if (domainOf(src_gpu) == domainOf(dst_gpu))
+        return {gpu_scale_up_link[src_gpu], gpu_scale_up_link[dst_gpu]};
+
+    std::vector<int> path;
+    path.reserve(6);
+    path.push_back(gpu_nic_link[src_gpu]);
+    const int nic_s = vertices[gpu_nic_vertex[src_gpu]].index;
+    const int nic_d = vertices[gpu_nic_vertex[dst_gpu]].index;
+    if (nic_s != nic_d && nic_leaf_link[nic_s] >= 0 && nic_leaf_link[nic_d] >= 0) {
+        path.push_back(nic_leaf_link[nic_s]);
+        const int leaf_s = nic_leaf[nic_s];
+        const int leaf_d = nic_leaf[nic_d];
+        const int ws = leaf_spine_links_count[leaf_s];
+        const int wd = leaf_spine_links_count[leaf_d];
+        if (leaf_s != leaf_d && ws > 0 && wd > 0) {
+            const int spine_base = static_cast<int>(vertices.size()) - spines;
+            const int bs = leaf_spine_links_begin[leaf_s];
+            const int bd = leaf_spine_links_begin[leaf_d];
+            const int start_s = links[bs].b - spine_base;
+            const int start_d = links[bd].b - spine_base;
+            // Position of spine s inside the destination leaf's window, or -1.
+            auto inDst = [&](int s) {
+                const int off = ((s - start_d) % spines + spines) % spines;
+                return off < wd ? off : -1;
+            };
+            int shared = 0;
+            for (int j = 0; j < ws; ++j)
+                shared += inDst((start_s + j) % spines) >= 0;
+            // Symmetric in src/dst so both directions of a pair use the same spine.
+            const auto hash = static_cast<uint64_t>(src_gpu) + static_cast<uint64_t>(dst_gpu);
+            if (shared > 0) {
+                int pick = static_cast<int>(hash % static_cast<uint64_t>(shared));
+                for (int j = 0; j < ws; ++j) {
+                    const int off = inDst((start_s + j) % spines);
+                    if (off < 0)
+                        continue;
+                    if (pick-- == 0) {
+                        path.push_back(bs + j);
+                        path.push_back(bd + off);
+                        break;
+                    }
+                }
+            } else {
+                // The leaves share no spine: a cluster this large needs a third switch tier,
+                // which is taken as non-blocking; only the two leaf uplinks are charged.
+                path.push_back(bs + static_cast<int>(hash % static_cast<uint64_t>(ws)));
+                path.push_back(bd + static_cast<int>(hash % static_cast<uint64_t>(wd)));
+            }
+        }
+        path.push_back(nic_leaf_link[nic_d]);
+    }
+    path.push_back(gpu_nic_link[dst_gpu]);
+    return path;
+}
+
+} // namespace moe

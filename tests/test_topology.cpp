@@ -1,0 +1,345 @@
+// The hardware graph: vertex and link counts, link bandwidths and routes, each derived by hand
+// from the fabric rules in core/src/topology.cpp (64-port leaves and spines, half the leaf ports
+// down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
+#include "moe/topology.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <vector>
+
+using namespace moe;
+
+namespace {
+
+ClusterSpec h100Nodes(int nodes) {
+    ClusterSpec c;
+    c.gpu.name = "H100 SXM";
+    c.gpu.scale_up_fabric = "NVLink";
+    c.gpu.scale_up_gbps = 450;
+    c.gpu.scale_up_latency_us = 3;
+    c.nodes = nodes;
+    c.gpus_per_node = 8;
+    c.nics_per_node = 8;
+    c.nic.bandwidth_gbps = 48;
+    c.nic.latency_us = 4;
+    return c;
+}
+
+/// GB200 NVL72-like racks: 18 compute trays of 4 GPUs share one NVLink domain.
+ClusterSpec gb200Racks(int racks) {
+    ClusterSpec c;
+    c.gpu.scale_up_fabric = "NVLink";
+    c.gpu.scale_up_gbps = 900;
+    c.gpu.scale_up_latency_us = 3;
+    c.nodes = 18 * racks;
+    c.gpus_per_node = 4;
+    c.nodes_per_rack = 18;
+    c.scale_up_domain = ScaleUpDomain::rack;
+    c.nics_per_node = 4;
+    c.nic.bandwidth_gbps = 48;
+    c.nic.latency_us = 4;
+    return c;
+}
+
+int countVertices(const HardwareGraph& g, VertexKind k) {
+    return static_cast<int>(std::count_if(g.vertices.begin(), g.vertices.end(),
+                                          [k](const Vertex& v) { return v.kind == k; }));
+}
+
+int countLinks(const HardwareGraph& g, LinkKind k) {
+    return static_cast<int>(
+        std::count_if(g.links.begin(), g.links.end(), [k](const Link& l) { return l.kind == k; }));
+}
+
+std::vector<LinkKind> kinds(const HardwareGraph& g, const std::vector<int>& path) {
+    std::vector<LinkKind> out;
+    for (int id : path)
+        out.push_back(g.links[id].kind);
+    return out;
+}
+
+/// True when the links of `path` walk from the source GPU to the destination GPU.
+bool walks(const HardwareGraph& g, int src, int dst, const std::vector<int>& path) {
+    int at = g.gpu_vertex[src];
+    for (int id : path) {
+        const Link& l = g.links[id];
+        if (l.a == at)
+            at = l.b;
+        else if (l.b == at)
+            at = l.a;
+        else
+            return false;
+    }
+    return at == g.gpu_vertex[dst];
+}
+
+const std::vector<LinkKind> kSameDomain{LinkKind::scale_up, LinkKind::scale_up};
+const std::vector<LinkKind> kOneLeaf{LinkKind::gpu_nic, LinkKind::nic_leaf, LinkKind::nic_leaf,
+                                     LinkKind::gpu_nic};
+const std::vector<LinkKind> kViaSpine{LinkKind::gpu_nic,    LinkKind::nic_leaf,
+                                      LinkKind::leaf_spine, LinkKind::leaf_spine,
+                                      LinkKind::nic_leaf,   LinkKind::gpu_nic};
+
+} // namespace
+
+class TestTopology : public QObject {
+    Q_OBJECT
+private slots:
+    void railOptimized8x8() {
+        ClusterSpec c = h100Nodes(8);
+        c.nodes_per_rack = 4;
+        const HardwareGraph g = buildHardwareGraph(c);
+        // 64 GPUs, 8 NVSwitches, 64 NICs, 8 rail leaves (one group of 8 nodes), and
+        // ceil(8 leaves * 32 up ports / 64) = 4 spines.
+        QCOMPARE(g.gpuCount(), 64);
+        QCOMPARE(countVertices(g, VertexKind::gpu), 64);
+        QCOMPARE(countVertices(g, VertexKind::scale_up_switch), 8);
+        QCOMPARE(countVertices(g, VertexKind::nic), 64);
+        QCOMPARE(countVertices(g, VertexKind::leaf_switch), 8);
+        QCOMPARE(countVertices(g, VertexKind::spine_switch), 4);
+        QCOMPARE(static_cast<int>(g.vertices.size()), 148);
+        QCOMPARE(g.scale_up_switches, 8);
+        QCOMPARE(g.nics, 64);
+        QCOMPARE(g.leaves, 8);
+        QCOMPARE(g.spines, 4);
+        // Every leaf reaches all 4 spines: 32 uplinks; 64 + 64 + 64 + 32 links in all.
+        QCOMPARE(countLinks(g, LinkKind::scale_up), 64);
+        QCOMPARE(countLinks(g, LinkKind::gpu_nic), 64);
+        QCOMPARE(countLinks(g, LinkKind::nic_leaf), 64);
+        QCOMPARE(countLinks(g, LinkKind::leaf_spine), 32);
+        QCOMPARE(static_cast<int>(g.links.size()), 224);
+        // A rail leaf has 8 downlinks of 48 GB/s = 384 GB/s, spread over 4 uplinks of 96 GB/s.
+        for (int leaf = 0; leaf < g.leaves; ++leaf) {
+            QCOMPARE(g.leaf_spine_links_count[leaf], 4);
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(g.links[g.leaf_spine_links_begin[leaf] + i].bandwidth_gbps, 96.0);
+        }
+        // GPU 29 = node 3, local GPU 5, in rack 0 (4 nodes per rack); it sends on NIC 5 (rail 5).
+        QCOMPARE(g.vertices[g.gpu_vertex[29]].label, std::string("rack0/node3/gpu5"));
+        QCOMPARE(g.vertices[g.gpu_vertex[29]].domain, 3);
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[29]].label, std::string("node3/nic5"));
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[29]].rail, 5);
+        const int nic29 = g.vertices[g.gpu_nic_vertex[29]].index;
+        QCOMPARE(nic29, 29);
+        QCOMPARE(g.nic_leaf[nic29], 5);
+        const Link& up = g.links[g.nic_leaf_link[nic29]];
+        QCOMPARE(g.vertices[up.b].label, std::string("leaf-rail5-g0"));
+        QCOMPARE(up.bandwidth_gbps, 48.0);
+        QCOMPARE(up.latency_us, 2.0); // half the NIC latency on each side of the leaf
+        const Link& nvl = g.links[g.gpu_scale_up_link[29]];
+        QCOMPARE(g.vertices[nvl.b].label, std::string("node3/nvswitch"));
+        QCOMPARE(nvl.bandwidth_gbps, 450.0);
+        QCOMPARE(nvl.linkClass(), LinkClass::scale_up);
+        QCOMPARE(g.links[g.gpu_nic_link[29]].bandwidth_gbps, 64.0);
+        QCOMPARE(g.links[g.gpu_nic_link[29]].linkClass(), LinkClass::scale_out);
+    }
+
+    void railOptimizedRoutes() {
+        const HardwareGraph g = buildHardwareGraph(h100Nodes(8));
+        QVERIFY(g.route(5, 5).empty());
+        // Same node: GPU -> NVSwitch -> GPU.
+        const auto same = g.route(0, 7);
+        QCOMPARE(kinds(g, same), kSameDomain);
+        QCOMPARE(same, (std::vector<int>{g.gpu_scale_up_link[0], g.gpu_scale_up_link[7]}));
+        QVERIFY(walks(g, 0, 7, same));
+        // GPU 0 (node 0) and GPU 8 (node 1) are both local GPU 0: rail 0, same rail leaf.
+        const auto rail = g.route(0, 8);
+        QCOMPARE(kinds(g, rail), kOneLeaf);
+        QVERIFY(walks(g, 0, 8, rail));
+        // GPU 9 is on rail 1: the simple path climbs to a spine (no PXN).
+        const auto cross = g.route(0, 9);
+        QCOMPARE(kinds(g, cross), kViaSpine);
+        QVERIFY(walks(g, 0, 9, cross));
+        QCOMPARE(g.links[cross[2]].b, g.links[cross[3]].b);
+        // The reverse direction uses the same spine.
+        const auto back = g.route(9, 0);
+        QCOMPARE(g.links[back[2]].b, g.links[cross[2]].b);
+        // Out-of-range GPUs give no route rather than a crash.
+        QVERIFY(g.route(0, 64).empty());
+        QVERIFY(g.route(-1, 3).empty());
+    }
+
+    void fatTreeOversubscription() {
+        ClusterSpec c = h100Nodes(8);
+        c.fabric_topology = FabricTopology::fat_tree;
+        const HardwareGraph full = buildHardwareGraph(c);
+        // 32 / 8 NICs = 4 nodes per leaf: 2 leaves, ceil(2 * 32 / 64) = 1 spine.
+        QCOMPARE(full.leaves, 2);
+        QCOMPARE(full.spines, 1);
+        QCOMPARE(static_cast<int>(full.vertices.size()), 64 + 8 + 64 + 2 + 1);
+        QCOMPARE(static_cast<int>(full.links.size()), 64 + 64 + 64 + 2);
+        QCOMPARE(full.nic_leaf[31], 0); // NIC 31 = node 3
+        QCOMPARE(full.nic_leaf[32], 1); // NIC 32 = node 4
+        QCOMPARE(full.vertices[full.links[full.nic_leaf_link[32]].b].label, std::string("leaf1"));
+        // A leaf's 32 NICs x 48 GB/s = 1536 GB/s leave on one uplink to the one spine.
+        QCOMPARE(full.leaf_spine_links_count[0], 1);
+        QCOMPARE(full.links[full.leaf_spine_links_begin[0]].bandwidth_gbps, 1536.0);
+
+        c.oversubscription = 2;
+        const HardwareGraph half = buildHardwareGraph(c);
+        QCOMPARE(half.links.size(), full.links.size());
+        QCOMPARE(half.links[half.leaf_spine_links_begin[0]].bandwidth_gbps, 768.0);
+        QCOMPARE(half.links[half.leaf_spine_links_begin[1]].bandwidth_gbps, 768.0);
+
+        // Nodes 0 and 1 share leaf 0 whatever the NIC: no spine, even across "rails".
+        QCOMPARE(kinds(half, half.route(0, 9)), kOneLeaf);
+        QVERIFY(walks(half, 0, 9, half.route(0, 9)));
+        // Node 4 hangs off leaf 1.
+        QCOMPARE(kinds(half, half.route(0, 32)), kViaSpine);
+        QVERIFY(walks(half, 0, 32, half.route(0, 32)));
+
+        // Two nodes per leaf: 4 leaves, ceil(4 * 32 / 64) = 2 spines, every leaf on both;
+        // 16 NICs x 48 / 2 (oversubscription) / 2 uplinks = 192 GB/s each.
+        c.nodes_per_leaf = 2;
+        const HardwareGraph small = buildHardwareGraph(c);
+        QCOMPARE(small.leaves, 4);
+        QCOMPARE(small.spines, 2);
+        QCOMPARE(countLinks(small, LinkKind::leaf_spine), 8);
+        QCOMPARE(small.links[small.leaf_spine_links_begin[3]].bandwidth_gbps, 192.0);
+    }
+
+    void rackDomainOneRack() {
+        const HardwareGraph g = buildHardwareGraph(gb200Racks(1));
+        // 72 GPUs share one NVSwitch domain; 4 rails x 1 group = 4 leaves, 2 spines.
+        QCOMPARE(g.gpuCount(), 72);
+        QCOMPARE(g.gpus_per_domain, 72);
+        QCOMPARE(g.scale_up_switches, 1);
+        QCOMPARE(g.leaves, 4);
+        QCOMPARE(g.spines, 2);
+        QCOMPARE(static_cast<int>(g.vertices.size()), 72 + 1 + 72 + 4 + 2);
+        QCOMPARE(static_cast<int>(g.links.size()), 72 + 72 + 72 + 4 * 2);
+        const int sw = g.links[g.gpu_scale_up_link[0]].b;
+        QCOMPARE(g.vertices[sw].label, std::string("rack0/nvswitch"));
+        for (int gpu = 0; gpu < 72; ++gpu)
+            QCOMPARE(g.links[g.gpu_scale_up_link[gpu]].b, sw);
+        QCOMPARE(g.links[g.gpu_scale_up_link[0]].bandwidth_gbps, 900.0);
+        // GPU 0 (node 0) and GPU 71 (node 17) talk over NVLink.
+        QCOMPARE(kinds(g, g.route(0, 71)), kSameDomain);
+        QVERIFY(walks(g, 0, 71, g.route(0, 71)));
+        // 18 nodes x 48 GB/s per rail leaf over 2 uplinks = 432 GB/s each.
+        QCOMPARE(g.links[g.leaf_spine_links_begin[0]].bandwidth_gbps, 432.0);
+    }
+
+    void rackDomainTwoRacks() {
+        const HardwareGraph g = buildHardwareGraph(gb200Racks(2));
+        // 36 nodes: rail groups of 32 and 4 nodes, so 4 rails x 2 groups = 8 leaves, 4 spines.
+        QCOMPARE(g.gpuCount(), 144);
+        QCOMPARE(g.scale_up_switches, 2);
+        QCOMPARE(g.leaves, 8);
+        QCOMPARE(g.spines, 4);
+        QCOMPARE(g.domainOf(71), 0);
+        QCOMPARE(g.domainOf(72), 1);
+        QCOMPARE(g.rackOf(72), 1);
+        QCOMPARE(g.vertices[g.links[g.gpu_scale_up_link[72]].b].label,
+                 std::string("rack1/nvswitch"));
+        // Group-0 leaves carry 32 nodes, group-1 leaves 4: 32 * 48 / 4 and 4 * 48 / 4 GB/s.
+        QCOMPARE(g.links[g.leaf_spine_links_begin[0]].bandwidth_gbps, 384.0);
+        QCOMPARE(g.links[g.leaf_spine_links_begin[4]].bandwidth_gbps, 48.0);
+        QCOMPARE(g.vertices[g.links[g.leaf_spine_links_begin[4]].a].label,
+                 std::string("leaf-rail0-g1"));
+        // GPU 72 = node 18, rail 0, group 0: same rail leaf as GPU 0.
+        QCOMPARE(kinds(g, g.route(0, 72)), kOneLeaf);
+        // GPU 128 = node 32, rail 0, group 1: another leaf, through a spine.
+        QCOMPARE(kinds(g, g.route(0, 128)), kViaSpine);
+        QVERIFY(walks(g, 0, 128, g.route(0, 128)));
+    }
+
+    void singleNodeHasNoFabric() {
+        const HardwareGraph g = buildHardwareGraph(h100Nodes(1));
+        QCOMPARE(g.gpuCount(), 8);
+        QCOMPARE(g.leaves, 0);
+        QCOMPARE(g.spines, 0);
+        QCOMPARE(static_cast<int>(g.vertices.size()), 8 + 1 + 8);
+        QCOMPARE(static_cast<int>(g.links.size()), 8 + 8);
+        QCOMPARE(static_cast<int>(g.nic_leaf_link.size()), 8);
+        for (int nic = 0; nic < 8; ++nic) {
+            QCOMPARE(g.nic_leaf_link[nic], -1);
+            QCOMPARE(g.nic_leaf[nic], -1);
+        }
+        QCOMPARE(kinds(g, g.route(0, 7)), kSameDomain);
+    }
+
+    void sharedNicsAndLoneGpus() {
+        // 2 NICs for 8 GPUs: local GPUs 0-3 send on NIC 0, 4-7 on NIC 1.
+        ClusterSpec c = h100Nodes(4);
+        c.nics_per_node = 2;
+        const HardwareGraph g = buildHardwareGraph(c);
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[3]].index, 0);
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[4]].index, 1);
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[13]].index, 3); // node 1, local 5
+        QCOMPARE(g.vertices[g.gpu_nic_vertex[13]].label, std::string("node1/nic1"));
+        // 2 rail leaves of 4 nodes each, 1 spine: uplink 4 * 48 = 192 GB/s.
+        QCOMPARE(g.leaves, 2);
+        QCOMPARE(g.spines, 1);
+        QCOMPARE(static_cast<int>(g.vertices.size()), 32 + 4 + 8 + 2 + 1);
+        QCOMPARE(static_cast<int>(g.links.size()), 32 + 32 + 8 + 2);
+        QCOMPARE(g.links[g.leaf_spine_links_begin[1]].bandwidth_gbps, 192.0);
+
+        // One GPU per node: no NVSwitch, no scale-up link.
+        ClusterSpec lone = h100Nodes(4);
+        lone.gpus_per_node = 1;
+        lone.nics_per_node = 1;
+        const HardwareGraph l = buildHardwareGraph(lone);
+        QCOMPARE(l.scale_up_switches, 0);
+        QCOMPARE(l.gpu_scale_up_link[2], -1);
+        QCOMPARE(countLinks(l, LinkKind::scale_up), 0);
+        QCOMPARE(kinds(l, l.route(0, 3)), kOneLeaf);
+    }
+
+    void badInputDoesNotCrash() {
+        ClusterSpec c = h100Nodes(0);
+        QCOMPARE(buildHardwareGraph(c).gpuCount(), 0);
+        c = h100Nodes(2);
+        c.gpus_per_node = 0;
+        c.nics_per_node = -3;
+        c.oversubscription = 0.5;
+        const HardwareGraph g = buildHardwareGraph(c);
+        QCOMPARE(g.gpuCount(), 2);
+        QCOMPARE(kinds(g, g.route(0, 1)), kOneLeaf);
+    }
+
+    void hundredThousandGpus() {
+        const HardwareGraph g = buildHardwareGraph(h100Nodes(12500));
+        // 12500 nodes in ceil(12500 / 32) = 391 rail groups x 8 rails = 3128 leaves;
+        // ceil(3128 * 32 / 64) = 1564 spines; each leaf takes a window of 32 spines.
+        QCOMPARE(g.gpuCount(), 100000);
+        QCOMPARE(g.scale_up_switches, 12500);
+        QCOMPARE(g.nics, 100000);
+        QCOMPARE(g.leaves, 3128);
+        QCOMPARE(g.spines, 1564);
+        QCOMPARE(static_cast<int>(g.vertices.size()), 100000 + 12500 + 100000 + 3128 + 1564);
+        QCOMPARE(countLinks(g, LinkKind::leaf_spine), 3128 * 32);
+        QCOMPARE(static_cast<int>(g.links.size()), 3 * 100000 + 3128 * 32);
+        // 100096 uplinks over 1564 spines: exactly 64 per spine, a full 64-port spine.
+        std::vector<int> per_spine(g.spines, 0);
+        const int spine_base = static_cast<int>(g.vertices.size()) - g.spines;
+        for (const Link& l : g.links)
+            if (l.kind == LinkKind::leaf_spine)
+                ++per_spine[l.b - spine_base];
+        QCOMPARE(*std::min_element(per_spine.begin(), per_spine.end()), 64);
+        QCOMPARE(*std::max_element(per_spine.begin(), per_spine.end()), 64);
+        // The last group has 12500 - 390 * 32 = 20 nodes: 20 * 48 / 32 = 30 GB/s per uplink.
+        QCOMPARE(g.links[g.leaf_spine_links_begin[3127]].bandwidth_gbps, 30.0);
+        QCOMPARE(g.vertices[spine_base + 1563].label, std::string("spine1563"));
+        // Leaf 0 reaches spines 0-31 and leaf 3127 spines 1532-1563: no common spine, so the
+        // route charges both leaves' uplinks (third tier taken as non-blocking).
+        QCOMPARE(g.nic_leaf[99999], 3127);
+        const auto far = g.route(0, 99999);
+        QCOMPARE(kinds(g, far), kViaSpine);
+        QVERIFY(g.links[far[2]].b != g.links[far[3]].b);
+        // Leaf 49 (group 6, rail 1) starts its window at 49 * 32 % 1564 = 4: it shares spines
+        // 4-31 with leaf 0, and the route picks one of them.
+        QCOMPARE(g.links[g.leaf_spine_links_begin[49]].b - spine_base, 4);
+        const int gpu_on_leaf_49 = (6 * 32) * 8 + 1; // group 6, node 192, local GPU 1 = rail 1
+        QCOMPARE(g.nic_leaf[g.vertices[g.gpu_nic_vertex[gpu_on_leaf_49]].index], 49);
+        const auto near = g.route(0, gpu_on_leaf_49);
+        QCOMPARE(kinds(g, near), kViaSpine);
+        QVERIFY(walks(g, 0, gpu_on_leaf_49, near));
+        const int spine = g.links[near[2]].b - spine_base;
+        QVERIFY(spine >= 4 && spine <= 31);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTopology)
+#include "test_topology.moc"
