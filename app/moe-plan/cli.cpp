@@ -1,0 +1,319 @@
+#include "cli.h"
+
+#include "report_text.h"
+#include "text_table.h"
+
+#include "moe/catalog.h"
+#include "moe/evaluate.h"
+#include "moe/json_writer.h"
+#include "moe/placement.h"
+#include "moe/scenario_io.h"
+#include "moe/topology.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+
+namespace moe::cli {
+
+namespace {
+
+struct Options {
+    std::vector<std::string> files;
+    std::vector<std::string> overrides; ///< --set key=value
+    bool json = false;
+    bool help = false;
+    int repeat = 0; ///< bench: evaluations per scenario (0 = automatic)
+};
+
+struct Command {
+    const char* name;
+    const char* synopsis;
+    const char* help;
+    bool takes_json;
+    bool takes_set;
+    int min_files;
+    int max_files; ///< -1 = any
+    std::function<int(const Options&, std::ostream&, std::ostream&)> run;
+};
+
+const char* kToolHelp = R"(moe-plan — plan Mixture-of-Experts training layouts from the command line
+
+Usage: moe-plan <command> [options] [FILE...]
+
+Commands:
+)";
+
+const char* kToolHelpFooter = R"(
+Run 'moe-plan <command> --help' for a command's options.
+Exit status: 0 success, 1 bad input (scenario errors), 2 usage error.
+)";
+
+/// Loads FILE (with --set overrides) or, when no file is given, the built-in default.
+std::optional<Scenario> loadOrReport(const std::string* path,
+                                     const std::vector<std::string>& overrides, std::ostream& err) {
+    if (!path && overrides.empty())
+        return defaultScenario();
+    const LoadResult result =
+        path ? loadScenarioWithOverrides(*path, overrides)
+             : loadScenarioTextWithOverrides(defaultScenarioYaml(), "<built-in default>", ".",
+                                             overrides);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    return result.scenario;
+}
+
+int cmdValidate(const Options& options, std::ostream& out, std::ostream& err) {
+    int status = kExitOk;
+    for (const std::string& file : options.files) {
+        const LoadResult result = loadScenarioFile(file);
+        for (const Diagnostic& d : result.diagnostics)
+            err << d.format() << "\n";
+        if (!result.ok()) {
+            status = kExitBadInput;
+            continue;
+        }
+        const Scenario& s = *result.scenario;
+        out << file << ": ok (" << s.cluster.gpuCount() << " GPUs in " << s.cluster.nodes
+            << " nodes, " << s.model.name << ")\n";
+    }
+    return status;
+}
+
+int cmdCatalog(const Options& options, std::ostream& out, std::ostream&) {
+    const Catalog& catalog = builtinCatalog();
+    if (options.json) {
+        JsonWriter json;
+        json.beginObject().key("gpus").beginArray();
+        for (const GpuSpec& gpu : catalog.gpus) {
+            json.beginObject()
+                .field("id", gpu.preset)
+                .field("name", gpu.name)
+                .field("bf16_tflops", gpu.bf16_tflops)
+                .field("fp8_tflops", gpu.fp8_tflops)
+                .field("hbm_gb", gpu.hbm_gb)
+                .field("hbm_tbps", gpu.hbm_tbps)
+                .field("scale_up_gbps", gpu.scale_up_gbps)
+                .field("scale_up_fabric", gpu.scale_up_fabric)
+                .field("power_w", gpu.power_w)
+                .field("price_usd", gpu.price_usd)
+                .endObject();
+        }
+        json.endArray().key("nics").beginArray();
+        for (const NicSpec& nic : catalog.nics) {
+            json.beginObject()
+                .field("id", nic.preset)
+                .field("name", nic.name)
+                .field("speed_gbit", nic.speed_gbit)
+                .field("bandwidth_gbps", nic.bandwidth_gbps)
+                .field("latency_us", nic.latency_us)
+                .endObject();
+        }
+        json.endArray().endObject();
+        out << json.str() << "\n";
+        return kExitOk;
+    }
+    TextTable gpus({"GPU preset", "name", "BF16 TFLOPS", "FP8 TFLOPS", "HBM GB", "HBM TB/s",
+                    "scale-up GB/s/dir", "node shape", "power W"},
+                   {TextTable::Align::left, TextTable::Align::left});
+    for (const GpuSpec& gpu : catalog.gpus) {
+        const Catalog::NodeShape* shape = catalog.findNodeShape(gpu.preset);
+        std::string node_shape;
+        if (shape) {
+            node_shape = std::to_string(shape->gpus_per_node) + " GPUs x " +
+                         std::to_string(shape->nodes_per_rack) + " per rack, " +
+                         toString(shape->scale_up_domain) + " domain";
+        }
+        gpus.addRow({gpu.preset, gpu.name, formatCount(gpu.bf16_tflops),
+                     formatCount(gpu.fp8_tflops), formatCount(gpu.hbm_gb),
+                     formatFixed(gpu.hbm_tbps, 2),
+                     formatCount(gpu.scale_up_gbps) + " " + gpu.scale_up_fabric, node_shape,
+                     formatCount(gpu.power_w)});
+    }
+    TextTable nics({"NIC preset", "name", "Gb/s", "achievable GB/s/dir", "latency us"},
+                   {TextTable::Align::left, TextTable::Align::left});
+    for (const NicSpec& nic : catalog.nics) {
+        nics.addRow({nic.preset, nic.name, formatCount(nic.speed_gbit),
+                     formatFixed(nic.bandwidth_gbps, 0), formatFixed(nic.latency_us, 1)});
+    }
+    out << gpus.render() << "\n" << nics.render() << "\nSources: " << catalog.sources << "\n";
+    return kExitOk;
+}
+
+int cmdShow(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::string* file = options.files.empty() ? nullptr : &options.files[0];
+    const std::optional<Scenario> scenario = loadOrReport(file, options.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    const HardwareGraph graph = buildHardwareGraph(scenario->cluster);
+    const Placement placement = placeLayout(*scenario, graph);
+    out << (options.json ? showJson(*scenario, graph, placement)
+                         : showText(*scenario, graph, placement));
+    return kExitOk;
+}
+
+int cmdEvaluate(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::string* file = options.files.empty() ? nullptr : &options.files[0];
+    const std::optional<Scenario> scenario = loadOrReport(file, options.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    const Report report = evaluate(*scenario);
+    out << (options.json ? reportJson(*scenario, report) : reportText(*scenario, report));
+    return kExitOk;
+}
+
+int cmdCompare(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::optional<Scenario> a = loadOrReport(&options.files[0], options.overrides, err);
+    const std::optional<Scenario> b = loadOrReport(&options.files[1], options.overrides, err);
+    if (!a || !b)
+        return kExitBadInput;
+    const Report report_a = evaluate(*a);
+    const Report report_b = evaluate(*b);
+    out << (options.json ? compareJson(*a, report_a, *b, report_b)
+                         : compareText(*a, report_a, *b, report_b));
+    return kExitOk;
+}
+
+int cmdBench(const Options& options, std::ostream& out, std::ostream& err) {
+    std::vector<std::pair<std::string, Scenario>> scenarios;
+    if (options.files.empty()) {
+        scenarios.emplace_back("<built-in default>", defaultScenario());
+    }
+    for (const std::string& file : options.files) {
+        const std::optional<Scenario> s = loadOrReport(&file, options.overrides, err);
+        if (!s)
+            return kExitBadInput;
+        scenarios.emplace_back(file, *s);
+    }
+    out << benchText(scenarios, options.repeat);
+    return kExitOk;
+}
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> table = {
+        {"evaluate", "evaluate [FILE] [--set key=value ...] [--json]",
+         "Evaluates a scenario (the built-in default when FILE is omitted) and prints the\n"
+         "step-time breakdown, traffic per link class, memory per GPU, expert load,\n"
+         "throughput and design warnings. --set applies what-if overrides such as\n"
+         "--set layout.ep=16 --set cluster.scale_out.nic=cx8-800g.",
+         true, true, 0, 1, cmdEvaluate},
+        {"compare", "compare A.yaml B.yaml [--set key=value ...] [--json]",
+         "Evaluates two scenarios and prints their headline figures side by side with deltas.\n"
+         "--set overrides apply to both.",
+         true, true, 2, 2, cmdCompare},
+        {"validate", "validate FILE...",
+         "Checks scenario files and prints every problem as file:line:col: error: message.\n"
+         "Exit status 1 when any file has an error.",
+         false, false, 1, -1, cmdValidate},
+        {"show", "show [FILE] [--set key=value ...] [--json]",
+         "Prints the cluster and the placement: GPUs, scale-up domains, the fabric, and each\n"
+         "parallel group's size, span and the link class it rides (NVLink or the fabric).",
+         true, true, 0, 1, cmdShow},
+        {"catalog", "catalog [--json]", "Lists the built-in GPU and NIC presets.", true, false, 0,
+         0, cmdCatalog},
+        {"bench", "bench [FILE...] [--repeat N]",
+         "Times evaluate() (median of repeated runs) on the built-in default or on the given\n"
+         "files, and prints the figures.",
+         false, true, 0, -1, cmdBench},
+    };
+    return table;
+}
+
+std::string toolHelp() {
+    std::string text = kToolHelp;
+    for (const Command& c : commands())
+        text += "  " + std::string(c.synopsis) + "\n";
+    return text + kToolHelpFooter;
+}
+
+std::string commandHelp(const Command& c) {
+    return std::string("Usage: moe-plan ") + c.synopsis + "\n\n" + c.help + "\n";
+}
+
+/// Parses a command's arguments; returns an error text for a usage error.
+std::optional<std::string> parseOptions(const Command& c, const std::vector<std::string>& args,
+                                        Options& options) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--help" || a == "-h") {
+            options.help = true;
+        } else if (a == "--json" && c.takes_json) {
+            options.json = true;
+        } else if ((a == "--set" || a == "--repeat") && i + 1 >= args.size()) {
+            return a + " needs a value";
+        } else if (a == "--set" && c.takes_set) {
+            options.overrides.push_back(args[++i]);
+        } else if (a.rfind("--set=", 0) == 0 && c.takes_set) {
+            options.overrides.push_back(a.substr(6));
+        } else if (a == "--repeat" && std::string(c.name) == "bench") {
+            try {
+                options.repeat = std::stoi(args[++i]);
+            } catch (const std::exception&) {
+                return "--repeat needs a whole number";
+            }
+            if (options.repeat < 1)
+                return "--repeat needs a positive number";
+        } else if (a.size() > 1 && a[0] == '-') {
+            return "unknown option '" + a + "' for '" + c.name + "'";
+        } else {
+            options.files.push_back(a);
+        }
+    }
+    if (options.help)
+        return std::nullopt;
+    const int n = static_cast<int>(options.files.size());
+    if (n < c.min_files)
+        return std::string("'") + c.name + "' needs " +
+               (c.min_files == c.max_files ? std::to_string(c.min_files)
+                                           : "at least " + std::to_string(c.min_files)) +
+               " file" + (c.min_files == 1 ? "" : "s");
+    if (c.max_files >= 0 && n > c.max_files)
+        return std::string("'") + c.name + "' takes at most " + std::to_string(c.max_files) +
+               " file" + (c.max_files == 1 ? "" : "s");
+    return std::nullopt;
+}
+
+} // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (args.empty()) {
+        err << toolHelp();
+        return kExitUsage;
+    }
+    const std::string& name = args[0];
+    if (name == "--help" || name == "-h" || name == "help") {
+        if (name == "help" && args.size() > 1) {
+            for (const Command& c : commands()) {
+                if (args[1] == c.name) {
+                    out << commandHelp(c);
+                    return kExitOk;
+                }
+            }
+            err << "moe-plan: unknown command '" << args[1] << "'\n";
+            return kExitUsage;
+        }
+        out << toolHelp();
+        return kExitOk;
+    }
+    for (const Command& c : commands()) {
+        if (name != c.name)
+            continue;
+        Options options;
+        const std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (const auto problem = parseOptions(c, rest, options)) {
+            err << "moe-plan " << c.name << ": " << *problem << "\n" << commandHelp(c);
+            return kExitUsage;
+        }
+        if (options.help) {
+            out << commandHelp(c);
+            return kExitOk;
+        }
+        return c.run(options, out, err);
+    }
+    err << "moe-plan: unknown command '" << name << "'\n" << toolHelp();
+    return kExitUsage;
+}
+
+} // namespace moe::cli
