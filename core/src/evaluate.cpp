@@ -45,6 +45,10 @@ constexpr double kSwigluPasses = 3.0;
 // MoE permute/unpermute of each routed copy (gather before experts, scatter-add after): read +
 // write, both ways: 4 hidden-sized passes per token slot.
 constexpr double kPermutePassesPerSlot = 4.0;
+// Overlapping communication with compute is not free: the communication kernels occupy SMs.
+// DeepSeek-V3 (report, section 3.2.2) dedicates 20 of the H800's 132 SMs to all-to-all while
+// DualPipe overlaps it, so compute runs on the remaining ~85%.
+constexpr double kOverlapCommSmShare = 20.0 / 132.0;
 // Adam step bytes per parameter of this GPU's optimizer shard: fp32 master, m and v read and
 // written (24), fp32 gradient read (4), bf16 weight written (2).
 constexpr double kAdamBytesPerParam = 30.0;
@@ -63,10 +67,13 @@ struct HardwareRates {
 HardwareRates ratesOf(const Scenario& s) {
     const GpuSpec& gpu = s.cluster.gpu;
     HardwareRates r;
+    const bool overlaps_comm = s.layout.schedule == PipelineSchedule::dualpipe;
+    const double sm_share = overlaps_comm ? 1.0 - efficiency::kOverlapCommSmShare : 1.0;
     const bool fp8 = s.model.compute_precision == Precision::fp8;
-    r.gemm_flops = fp8 ? gpu.fp8_tflops * 1e12 * efficiency::kGemmFp8
-                       : gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16;
-    r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionCore;
+    r.gemm_flops = (fp8 ? gpu.fp8_tflops * 1e12 * efficiency::kGemmFp8
+                        : gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16) *
+                   sm_share;
+    r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionCore * sm_share;
     r.hbm_bytes_s = gpu.hbm_tbps * 1e12 * efficiency::kHbm;
     r.scale_up = {gpu.scale_up_gbps * efficiency::kScaleUp, gpu.scale_up_latency_us};
     r.scale_out = {s.cluster.nic.bandwidth_gbps * efficiency::kScaleOut *
@@ -273,14 +280,17 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
 
     // Overlap: DualPipe runs one micro-batch's all-to-all under another's compute, so only
     // what exceeds the compute is exposed; the other schedules have it on the critical path.
+    // The hottest rank's extra all-to-all time is imbalance wait, exposed by the same rule.
     // Ring attention hides behind the attention core; TP collectives are exposed.
+    const bool overlapped_a2a = lay.schedule == PipelineSchedule::dualpipe;
+    const auto exposed = [&](double a2a_s) {
+        return overlapped_a2a ? std::max(0.0, a2a_s - c.compute_s) : a2a_s;
+    };
     const double a2a_total = c.a2a_dispatch_s + c.a2a_combine_s;
-    const double a2a_exposed = lay.schedule == PipelineSchedule::dualpipe
-                                   ? std::max(0.0, a2a_total - c.compute_s)
-                                   : a2a_total;
+    const double a2a_exposed = exposed(a2a_total);
     c.items[StepItem::all_to_all] = a2a_exposed;
     c.items.overlapped_s[static_cast<int>(StepItem::all_to_all)] = a2a_total - a2a_exposed;
-    c.items[StepItem::imbalance_wait] += c.a2a_hot_extra_s;
+    c.items[StepItem::imbalance_wait] += exposed(a2a_total + c.a2a_hot_extra_s) - a2a_exposed;
     c.items[StepItem::tp_comm] = c.tp_raw_s;
     const double cp_exposed = std::max(0.0, c.cp_raw_s - c.items[StepItem::attention]);
     c.items[StepItem::cp_comm] = cp_exposed;
