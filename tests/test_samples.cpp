@@ -182,7 +182,7 @@ private slots:
         QCOMPARE(toString(s->layout.order), std::string("tp-cp-ep-dp-pp"));
         QCOMPARE(s->routing.model, PopularityModel::zipf);
         QCOMPARE(s->routing.zipf_alpha, 0.8);
-        QCOMPARE(s->routing.balance, 0.8);
+        QCOMPARE(s->routing.balance, 0.9);
     }
 
     void gb200Nvl72() {
