@@ -41,6 +41,9 @@ std::string ridesText(const ClusterSpec& c, const GroupSpan& span) {
         return "-";
     if (span.link_class == LinkClass::scale_up)
         return c.gpu.scale_up_fabric;
+    // One member per domain: every byte leaves the domain.
+    if (span.max_gpus_per_domain <= 1)
+        return fabricName(c);
     return c.gpu.scale_up_fabric + " + " + fabricName(c);
 }
 
