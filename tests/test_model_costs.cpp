@@ -99,6 +99,8 @@ constexpr double kDefaultExpertPerGpu = 4831838208.0;
 // = 15 + 2 * 9.5 = 34 of them: 570,425,344 B per layer.
 constexpr double kSbh = 4096.0 * 4096.0;
 constexpr double kDefaultMoeLayerActivations = 34.0 * kSbh;
+// With selective recompute (norm and activation outputs recomputed): 13 + 11 = 24 units.
+constexpr double kDefaultSelectiveLayerActivations = 24.0 * kSbh;
 // FP32 logits on the last stage: 4 B * 4096 tokens * 32000 vocab.
 constexpr double kDefaultLogits = 4.0 * 4096.0 * 32000.0;
 
@@ -378,18 +380,21 @@ void TestModelCosts::memoryDefault() {
     //   12 * (1,270,550,528/64 + 4,831,838,208/8) = 12 * (19,852,352 + 603,979,776)
     //   = 7,485,985,536
     QCOMPARE(mem.optimizer_bytes, 7485985536.0);
-    // 1F1B with pp 1: one micro-batch in flight; 24 MoE layers * 34 * sbh + fp32 logits
-    //   = 13,690,208,256 + 524,288,000 = 14,214,496,256
-    QCOMPARE(mem.activations_bytes, 14214496256.0);
-    QCOMPARE(mem.activations_bytes, 24 * kDefaultMoeLayerActivations + kDefaultLogits);
+    // 1F1B with pp 1: one micro-batch in flight. Selective recompute (norm outputs and
+    // activation outputs recomputed), BF16, GQA: attention 4 + 0 + 4 + 2 + 2 + 1 = 13 units,
+    // MLP 2 + 8 + 0 + 1 = 11 units per 4h, times top-2 * 8192 / (4 * 4096) = 1 -> 24 * sbh
+    // = 24 * 16,777,216 = 402,653,184 B per layer; 24 layers + fp32 logits
+    //   = 9,663,676,416 + 524,288,000 = 10,187,964,416
+    QCOMPARE(mem.activations_bytes, 10187964416.0);
+    QCOMPARE(mem.activations_bytes, 24 * kDefaultSelectiveLayerActivations + kDefaultLogits);
     // dispatch (bf16) + combine (bf16): 4096 tokens * top 2 * 4096 * (2 + 2) = 134,217,728
     QCOMPARE(mem.dispatch_buffers_bytes, 134217728.0);
     // 3 GB + 5% of 80 GB
     QCOMPARE(mem.workspace_bytes, 7e9);
-    // Sum: 65,449,031,936 B -> fits 80 GB with 14.55 GB to spare.
-    QCOMPARE(mem.total_bytes, 65449031936.0);
+    // Sum: 61,422,500,096 B -> fits 80 GB with 18.6 GB to spare.
+    QCOMPARE(mem.total_bytes, 61422500096.0);
     QCOMPARE(mem.hbm_bytes, 80e9);
-    QCOMPARE(mem.margin_bytes, 80e9 - 65449031936.0);
+    QCOMPARE(mem.margin_bytes, 80e9 - 61422500096.0);
     QVERIFY(mem.fits);
     QVERIFY(mem.margin_bytes > 10e9);
 }
@@ -401,7 +406,7 @@ void TestModelCosts::memoryBuiltinDefaultScenario() {
     const auto stages = splitLayers(s.model, s.layout);
     QCOMPARE(int(stages.size()), 1);
     const MemoryBreakdown mem = memoryPerGpu(s, stages[0]);
-    QCOMPARE(mem.total_bytes, 65449031936.0);
+    QCOMPARE(mem.total_bytes, 61422500096.0);
     QCOMPARE(mem.hbm_bytes, 80e9);
     QVERIFY(mem.fits);
 }
@@ -423,14 +428,14 @@ void TestModelCosts::memoryTensorParallel() {
     //   24 * (41,943,040/2 + 8,192 + 65,536) + 2*131,072,000/2 + 4,096
     //   = 24 * 21,045,248 + 131,072,000 + 4,096 = 636,162,048
     // weights = (636,162,048 + 4,831,838,208) * 2 = 10,936,000,512
-    // activations halve (sequence parallel): 6,845,104,128 + logits/2 262,144,000 = 7,107,248,128
+    // activations halve (sequence parallel): 4,831,838,208 + logits/2 262,144,000 = 5,093,982,208
     // dispatch: 2048 tokens per GPU -> 67,108,864
     Scenario s = defaultLike();
     s.layout.tp = 2;
     s.layout.dp = 32;
     const MemoryBreakdown mem = memoryPerGpu(s, splitLayers(s.model, s.layout)[0]);
     QCOMPARE(mem.weights_bytes, 10936000512.0);
-    QCOMPARE(mem.activations_bytes, 7107248128.0);
+    QCOMPARE(mem.activations_bytes, 5093982208.0);
     QCOMPARE(mem.dispatch_buffers_bytes, 67108864.0);
     // optimizer: 12 * (636,162,048/32 + 4,831,838,208/8) = 12 * (19,880,064 + 603,979,776)
     //   = 7,486,318,080
@@ -445,11 +450,11 @@ void TestModelCosts::memoryPipelineStages() {
     const auto st = splitLayers(s.model, s.layout);
     const MemoryBreakdown first = memoryPerGpu(s, st[0]);
     const MemoryBreakdown last = memoryPerGpu(s, st[3]);
-    // Stage 0: 1F1B keeps 4 micro-batches: 4 * 6 * 570,425,344 = 13,690,208,256 (the classic
+    // Stage 0: 1F1B keeps 4 micro-batches: 4 * 6 * 402,653,184 = 9,663,676,416 (the classic
     // result: the first stage holds as much as the whole unpipelined model).
-    QCOMPARE(first.activations_bytes, 13690208256.0);
-    // Last stage: 1 micro-batch of 6 layers + logits = 3,422,552,064 + 524,288,000
-    QCOMPARE(last.activations_bytes, 3946840064.0);
+    QCOMPARE(first.activations_bytes, 9663676416.0);
+    // Last stage: 1 micro-batch of 6 layers + logits = 2,415,919,104 + 524,288,000
+    QCOMPARE(last.activations_bytes, 2940207104.0);
     // Stage 0 weights: (6 * 42,016,768 + 131,072,000 embedding + 6*2*100,663,296) * 2
     //   = (252,100,608 + 131,072,000 + 1,207,959,552) * 2 = 3,182,264,320
     QCOMPARE(first.weights_bytes, 3182264320.0);
@@ -482,9 +487,17 @@ void TestModelCosts::memoryZeroStages() {
 void TestModelCosts::memoryRecomputeAndDualPipe() {
     Scenario s = defaultLike();
     const StageLayers st = splitLayers(s.model, s.layout)[0];
-    // No recompute holds the same as selective (flash attention never stores the scores).
+    // No recompute stores everything but the scores (flash attention): 15 + 19 = 34 units,
+    //   24 * 34 * sbh + logits = 13,690,208,256 + 524,288,000 = 14,214,496,256
     s.training.recompute = Recompute::none;
     QCOMPARE(memoryPerGpu(s, st).activations_bytes, 14214496256.0);
+    QCOMPARE(memoryPerGpu(s, st).activations_bytes,
+             24 * kDefaultMoeLayerActivations + kDefaultLogits);
+    // FP8 compute caches linear-layer inputs in FP8: attention 4 + 1 + 6 + 1 + 1 = 13, MLP
+    // 1 + 8 + 4 + 1 = 14 -> 27 units: 24 * 27 * 16,777,216 + logits = 11,395,923,968
+    s.model.compute_precision = Precision::fp8;
+    QCOMPARE(memoryPerGpu(s, st).activations_bytes, 11395923968.0);
+    s.model.compute_precision = Precision::bf16;
     // Full: 24 layer inputs 2*sbh + one layer being recomputed (34 sbh) + logits
     //   = 805,306,368 + 570,425,344 + 524,288,000 = 1,900,019,712
     s.training.recompute = Recompute::full;

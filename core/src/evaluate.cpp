@@ -40,6 +40,8 @@ constexpr double kScaleOut = 0.90;
 // forward pass: 2 RMSNorms (read + write: 4), 2 residual adds (3 each: 6), rotary and softmax
 // bookkeeping (~4), bias/dropout-free Megatron layers otherwise: ~14 hidden-sized passes.
 constexpr double kElementwisePassesPerLayer = 14.0;
+// Two RMSNorms recomputed by selective recompute: each reads its input and writes its output.
+constexpr double kNormPassesPerLayer = 4.0;
 // SwiGLU activation: reads gate and up (2 x ffn) and writes one ffn-sized output: 3 passes.
 constexpr double kSwigluPasses = 3.0;
 // MoE permute/unpermute of each routed copy (gather before experts, scatter-add after): read +
@@ -140,30 +142,40 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
 
     // Attention of one layer, forward: projections on the GEMM rate, the core on the attention
     // rate, plus the layer's hidden-sized elementwise passes streamed through HBM. Selective
-    // recompute re-runs the core once more in backward.
+    // recompute (norms, activation functions, MLA up-projection; see model_costs.cpp) re-runs
+    // the norms' passes and the MLA up-projection GEMMs in backward, and each MLP's activation.
+    const bool selective = s.training.recompute == Recompute::selective;
     const double attention_fwd_s =
         tokens * dense.attention_proj / r.gemm_flops +
         tokens * dense.attention_core / r.attention_flops +
         tokens * h * act_bytes * efficiency::kElementwisePassesPerLayer / r.hbm_bytes_s;
-    const double attention_recompute_s = s.training.recompute == Recompute::selective
-                                             ? tokens * dense.attention_core / r.attention_flops
-                                             : 0.0;
+    const double attention_recompute_s =
+        selective ? tokens * selectiveRecomputeFlopsPerToken(m) / r.gemm_flops +
+                        tokens * h * act_bytes * efficiency::kNormPassesPerLayer / r.hbm_bytes_s
+                  : 0.0;
     const double attention_layer_s = attention_fwd_s * passes + attention_recompute_s;
+    // SwiGLU elementwise time of an MLP with `ffn` intermediate columns per token on this GPU.
+    const auto swiglu_s = [&](double token_count, double ffn) {
+        return token_count * ffn * act_bytes * efficiency::kSwigluPasses / r.hbm_bytes_s;
+    };
+    const double activation_recompute = selective ? 1.0 : 0.0;
 
     const double dense_ffn_fwd_s = tokens * dense.dense_ffn / r.gemm_flops +
-                                   tokens * m.ffn_hidden / static_cast<double>(lay.tp) * act_bytes *
-                                       efficiency::kSwigluPasses / r.hbm_bytes_s;
+                                   swiglu_s(tokens, m.ffn_hidden / static_cast<double>(lay.tp));
     const double router_fwd_s = tokens * moe.router / r.gemm_flops;
-    const double shared_fwd_s = tokens * moe.shared_experts / r.gemm_flops +
-                                tokens * m.shared_experts * m.effectiveSharedFfn() /
-                                    static_cast<double>(lay.tp) * act_bytes *
-                                    efficiency::kSwigluPasses / r.hbm_bytes_s;
+    const double shared_swiglu_s =
+        swiglu_s(tokens, m.shared_experts * m.effectiveSharedFfn() / static_cast<double>(lay.tp));
+    const double shared_fwd_s = tokens * moe.shared_experts / r.gemm_flops + shared_swiglu_s;
 
     c.items[StepItem::attention] = attention_layer_s * stage.layers;
-    c.items[StepItem::dense_ffn] = dense_ffn_fwd_s * passes * stage.dense_layers;
+    c.items[StepItem::dense_ffn] =
+        (dense_ffn_fwd_s * passes +
+         activation_recompute * swiglu_s(tokens, m.ffn_hidden / static_cast<double>(lay.tp))) *
+        stage.dense_layers;
     c.items[StepItem::router] = router_fwd_s * passes * stage.moe_layers;
     // Shared experts run densely on every token: count them with the dense FFN work.
-    c.items[StepItem::dense_ffn] += shared_fwd_s * passes * stage.moe_layers;
+    c.items[StepItem::dense_ffn] +=
+        (shared_fwd_s * passes + activation_recompute * shared_swiglu_s) * stage.moe_layers;
     if (stage.has_lm_head) {
         c.items[StepItem::dense_ffn] += tokens * lmHeadForwardFlopsPerToken(m) / r.gemm_flops * 3.0;
     }
@@ -210,8 +222,10 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
             const double hot_fwd_s =
                 expertGemmTime_s(mean_slots * imbalance, experts_per_rank, flops_per_slot,
                                  expert_weight_bytes, activation_bytes_per_slot, r);
-            c.items[StepItem::expert_compute] += mean_fwd_s * passes;
-            c.items[StepItem::imbalance_wait] += (hot_fwd_s - mean_fwd_s) * passes;
+            const double recompute_mean_s = activation_recompute * swiglu_s(mean_slots, ffn_shard);
+            c.items[StepItem::expert_compute] += mean_fwd_s * passes + recompute_mean_s;
+            c.items[StepItem::imbalance_wait] +=
+                (hot_fwd_s - mean_fwd_s) * passes + recompute_mean_s * (imbalance - 1.0);
 
             // Forward: a dispatch (at the dispatch precision) and a combine; backward: the
             // combine's gradient travels the dispatch direction and the dispatch's gradient

@@ -125,6 +125,18 @@ double lmHeadForwardFlopsPerToken(const ModelSpec& model) {
     return 2.0 * double(model.vocab) * model.hidden;
 }
 
+double selectiveRecomputeFlopsPerToken(const ModelSpec& model) {
+    if (model.attention != AttentionKind::mla)
+        return 0.0;
+    // 2 FLOPs per multiply-add over the up-projection weights: q_lora -> heads*(nope+rope) and
+    // kv_lora -> heads*(nope+v). Without a q latent (q_lora_rank 0) only the kv side recomputes.
+    const MlaDims& d = model.mla;
+    const double heads = model.heads;
+    const double q_up = double(d.q_lora_rank) * heads * (d.qk_nope_head_dim + d.qk_rope_head_dim);
+    const double kv_up = double(d.kv_lora_rank) * heads * (d.qk_nope_head_dim + d.v_head_dim);
+    return 2.0 * (q_up + kv_up);
+}
+
 double modelFlopsPerToken(const ModelSpec& model) {
     // Forward + backward (2x forward: gradients w.r.t. inputs and weights) = 3x forward.
     // Recompute is deliberately excluded: MFU counts model FLOPs, not hardware FLOPs.
@@ -230,11 +242,19 @@ int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches)
 // - Activations per layer per micro-batch follow Korthikanti et al. 2022 (with sequence
 //   parallelism, 2-byte activations): attention block 11*s*b*h + layernorms 4*s*b*h = 15*s*b*h,
 //   MLP 19*s*b*h for an FFN of 4h, and the 5*a*s^2*b score term. We assume flash attention,
-//   which never stores the s x s scores, so that term is dropped even without recompute
-//   (none and selective then hold the same activations; they differ in compute). The MLP term
-//   scales with ffn/(4h); an MoE layer stores it for each of its top_k routed experts (each
-//   token is processed k times) and for each shared expert. Everything divides by TP
-//   (sequence parallel) and CP (sequence sharded), and scales with activation bytes / 2.
+//   which never stores the s x s scores, so that term is dropped even without recompute.
+//   Korthikanti's parts, in s*b*h units: attention = norm inputs 4, QKV input 2, Q and K 4,
+//   V 2, output-projection input 2, dropout mask 1; MLP (4h) = fc1 input 2, activation input
+//   8, activation output (fc2 input) 8, dropout mask 1. The MLP part scales with ffn/(4h);
+//   an MoE layer stores it for each of its top_k routed experts (each token is processed k
+//   times) and for each shared expert. Everything divides by TP (sequence parallel) and CP
+//   (sequence sharded), and scales with activation bytes / 2.
+//   Selective recompute is Megatron-Core's recompute modules "layernorm", "activation" and,
+//   for MLA, "mla_up_proj" (the DeepSeek-V3 choice, report section 3.3.2): the norm outputs
+//   (QKV input), the activation outputs and MLA's up-projected Q, K, V are recomputed in
+//   backward instead of stored; MLA then stores its latents (q_lora + kv_lora + rope dims).
+//   FP8 training caches the inputs of linear layers in FP8 (DeepSeek-V3 section 3.3.3;
+//   Transformer Engine does the same): those parts take half the bytes.
 //   Full recompute stores only each layer's input, 2*s*b*h/TP, plus one layer's full
 //   activations while it is recomputed in backward.
 // - The last stage also holds FP32 logits for the cross-entropy, 4*s*b*vocab/(TP*CP) bytes, for
@@ -247,9 +267,34 @@ namespace {
 constexpr double kAdamBytesPerParam = 12.0;
 constexpr double kWorkspaceFixedBytes = 3e9;
 constexpr double kWorkspaceHbmShare = 0.05;
-constexpr double kKorthikantiAttentionUnits = 15.0; // 11 attention + 4 layernorm, in s*b*h
-constexpr double kKorthikantiMlpUnits = 19.0;       // MLP with a 4h intermediate, in s*b*h
 constexpr double kKorthikantiBytesPerElement = 2.0;
+
+/// Stored activation bytes per layer per token-hidden element (s*b*h units), by block.
+struct ActivationUnits {
+    double attention = 0;  ///< attention block including its norms
+    double mlp_per_4h = 0; ///< one MLP pass with a 4h intermediate
+};
+
+ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute) {
+    const bool selective = recompute == Recompute::selective;
+    const double linear_input = m.compute_precision == Precision::fp8 ? 0.5 : 1.0;
+    ActivationUnits u;
+    const double norm_inputs = 4.0;
+    const double qkv_input = selective ? 0.0 : 2.0 * linear_input;
+    double q_k_v = 4.0 + 2.0;
+    if (selective && m.attention == AttentionKind::mla) {
+        const double latent_dims = m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
+        q_k_v = 2.0 * latent_dims / std::max(1, m.hidden);
+    }
+    const double projection_input = 2.0 * linear_input;
+    const double dropout_mask = 1.0;
+    u.attention = norm_inputs + qkv_input + q_k_v + projection_input + dropout_mask;
+    const double fc1_input = 2.0 * linear_input;
+    const double activation_input = 8.0;
+    const double activation_output = selective ? 0.0 : 8.0 * linear_input;
+    u.mlp_per_4h = fc1_input + activation_input + activation_output + dropout_mask;
+    return u;
+}
 } // namespace
 
 namespace {
@@ -350,20 +395,23 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     const double act_scale = bytesPerElement(m.activation_precision) / kKorthikantiBytesPerElement;
     const double sbh = double(m.seq_len) * t.micro_batch * m.hidden / (double(tp) * cp);
     const double four_h = 4.0 * m.hidden;
-    const double dense_layer_units =
-        kKorthikantiAttentionUnits + kKorthikantiMlpUnits * m.ffn_hidden / four_h;
-    const double moe_layer_units =
-        moe ? kKorthikantiAttentionUnits +
-                  kKorthikantiMlpUnits * m.top_k * m.expert_ffn_hidden / four_h +
-                  kKorthikantiMlpUnits * m.shared_experts * m.effectiveSharedFfn() / four_h
-            : 0.0;
+    const ActivationUnits stored = activationUnits(m, t.recompute);
+    const ActivationUnits whole = activationUnits(m, Recompute::none);
+    const auto layer_units = [&](const ActivationUnits& u, bool moe_layer) {
+        if (!moe_layer)
+            return u.attention + u.mlp_per_4h * m.ffn_hidden / four_h;
+        return u.attention + u.mlp_per_4h * m.top_k * m.expert_ffn_hidden / four_h +
+               u.mlp_per_4h * m.shared_experts * m.effectiveSharedFfn() / four_h;
+    };
+    const double dense_layer_units = layer_units(stored, false);
+    const double moe_layer_units = moe ? layer_units(stored, true) : 0.0;
     const int in_flight = inFlightMicroBatches(l, stage.stage, microBatchesPerStep(scenario));
     double per_micro_batch = 0;
     if (t.recompute == Recompute::full) {
         const double input_units = 2.0;
         per_micro_batch = input_units * sbh * act_scale * stage.layers;
-        const double largest = std::max(dense_layers > 0 ? dense_layer_units : 0.0,
-                                        moe_layers > 0 ? moe_layer_units : 0.0);
+        const double largest = std::max(dense_layers > 0 ? layer_units(whole, false) : 0.0,
+                                        moe_layers > 0 ? layer_units(whole, true) : 0.0);
         mem.activations_bytes = largest * sbh * act_scale; // the layer being recomputed
     } else {
         per_micro_batch =

@@ -40,6 +40,10 @@ struct LayerFlops {
 };
 LayerFlops forwardFlopsPerToken(const ModelSpec& model, bool moe_layer);
 double lmHeadForwardFlopsPerToken(const ModelSpec& model);
+/// Forward FLOPs per token and layer that selective recompute runs again in backward: MLA's
+/// up-projections of the query and key/value latents (0 for GQA, whose selective recompute is
+/// only memory-bound norms and activations).
+double selectiveRecomputeFlopsPerToken(const ModelSpec& model);
 /// Model FLOPs per trained token (forward + backward = 3x forward, no recompute), for MFU.
 double modelFlopsPerToken(const ModelSpec& model);
 
