@@ -179,7 +179,10 @@ int cmdCompare(const Options& options, std::ostream& out, std::ostream& err) {
 int cmdBench(const Options& options, std::ostream& out, std::ostream& err) {
     std::vector<std::pair<std::string, Scenario>> scenarios;
     if (options.files.empty()) {
-        scenarios.emplace_back("<built-in default>", defaultScenario());
+        const std::optional<Scenario> s = loadOrReport(nullptr, options.overrides, err);
+        if (!s)
+            return kExitBadInput;
+        scenarios.emplace_back("<built-in default>", *s);
     }
     for (const std::string& file : options.files) {
         const std::optional<Scenario> s = loadOrReport(&file, options.overrides, err);
@@ -213,7 +216,7 @@ const std::vector<Command>& commands() {
          true, true, 0, 1, cmdShow},
         {"catalog", "catalog [--json]", "Lists the built-in GPU and NIC presets.", true, false, 0,
          0, cmdCatalog},
-        {"bench", "bench [FILE...] [--repeat N]",
+        {"bench", "bench [FILE...] [--set key=value ...] [--repeat N]",
          "Times evaluate() (median of repeated runs) on the built-in default or on the given\n"
          "files, and prints the figures.",
          false, true, 0, -1, cmdBench},
@@ -241,18 +244,25 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
             options.help = true;
         } else if (a == "--json" && c.takes_json) {
             options.json = true;
-        } else if ((a == "--set" || a == "--repeat") && i + 1 >= args.size()) {
-            return a + " needs a value";
         } else if (a == "--set" && c.takes_set) {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
             options.overrides.push_back(args[++i]);
         } else if (a.rfind("--set=", 0) == 0 && c.takes_set) {
             options.overrides.push_back(a.substr(6));
         } else if (a == "--repeat" && std::string(c.name) == "bench") {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
+            // stoi alone would take "3x" as 3.
+            const std::string& value = args[++i];
+            size_t used = 0;
             try {
-                options.repeat = std::stoi(args[++i]);
+                options.repeat = std::stoi(value, &used);
             } catch (const std::exception&) {
-                return "--repeat needs a whole number";
+                used = 0;
             }
+            if (used == 0 || used != value.size())
+                return "--repeat needs a whole number";
             if (options.repeat < 1)
                 return "--repeat needs a positive number";
         } else if (a.size() > 1 && a[0] == '-') {
@@ -291,7 +301,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     return kExitOk;
                 }
             }
-            err << "moe-plan: unknown command '" << args[1] << "'\n";
+            err << "moe-plan: unknown command '" << args[1] << "'\n" << toolHelp();
             return kExitUsage;
         }
         out << toolHelp();
