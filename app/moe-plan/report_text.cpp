@@ -71,14 +71,16 @@ std::string modelLine(const ModelSpec& m, const ParamCounts& p) {
     return o.str();
 }
 
-std::string layoutLine(const LayoutSpec& l) {
+std::string layoutLine(const Scenario& s) {
+    const LayoutSpec& l = s.layout;
     std::ostringstream o;
     o << "TP=" << l.tp << " CP=" << l.cp << " PP=" << l.pp;
     if (l.vpp > 1)
         o << " (x" << l.vpp << " virtual)";
-    o << " DP=" << l.dp << " | EP=" << l.ep << " expert-TP=" << l.etp
-      << " expert-DP=" << l.expertDp() << " | order " << toString(l.order) << ", "
-      << toString(l.schedule);
+    o << " DP=" << l.dp;
+    if (s.model.isMoe())
+        o << " | EP=" << l.ep << " expert-TP=" << l.etp << " expert-DP=" << l.expertDp();
+    o << " | order " << toString(l.order) << ", " << toString(l.schedule);
     if (l.max_nodes_per_token > 0)
         o << ", at most " << l.max_nodes_per_token << " nodes per token";
     return o.str();
@@ -111,7 +113,7 @@ std::string showText(const Scenario& s, const HardwareGraph& graph, const Placem
       << formatFixed(c.nic.bandwidth_gbps, 0) << " GB/s each), " << fabricName(c) << " "
       << toString(c.fabric_topology) << ", oversubscription " << formatFixed(c.oversubscription, 1)
       << ":1; " << graph.leaves << " leaf and " << graph.spines << " spine switches\n";
-    o << "Layout     " << layoutLine(s.layout) << "\n\n";
+    o << "Layout     " << layoutLine(s) << "\n\n";
 
     TextTable table(
         {"group", "degree", "groups", "GPUs/domain", "domains", "nodes", "racks", "rides"},
@@ -169,7 +171,7 @@ std::string reportText(const Scenario& s, const Report& r) {
     o << "MoE Planner report: " << s.name << "\n";
     o << "  Cluster  " << clusterLine(s) << "\n";
     o << "  Model    " << modelLine(s.model, r.params) << "\n";
-    o << "  Layout   " << layoutLine(s.layout) << "\n";
+    o << "  Layout   " << layoutLine(s) << "\n";
     for (const std::string& line : r.layout_description)
         o << "           " << line << "\n";
 
@@ -448,8 +450,8 @@ const std::vector<Headline>& headlines() {
 
 std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
     std::ostringstream o;
-    o << "A: " << a.name << " (" << layoutLine(a.layout) << ")\n";
-    o << "B: " << b.name << " (" << layoutLine(b.layout) << ")\n\n";
+    o << "A: " << a.name << " (" << layoutLine(a) << ")\n";
+    o << "B: " << b.name << " (" << layoutLine(b) << ")\n\n";
     TextTable table({"figure", "A", "B", "delta", ""},
                     {Align::left, Align::right, Align::right, Align::right, Align::left});
     for (const Headline& h : headlines()) {
