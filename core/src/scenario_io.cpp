@@ -256,6 +256,12 @@ public:
     bool present(const std::string& field) const { return source.fields.count(field) > 0; }
 
     void markOverridden(const std::string& field) { overridden_.push_back(field); }
+    /// True when `field` was set by a --set override, so messages point at the override, not
+    /// at a line of the file that no longer holds that value.
+    bool isOverridden(const std::string& field) const {
+        return std::any_of(overridden_.begin(), overridden_.end(),
+                           [&](const std::string& path) { return isWithin(field, path); });
+    }
 
     /// An error about the value `at` of `field` (its own position when it has one).
     void error(const std::string& field, const YAML::Node& at, std::string message) {
@@ -1076,6 +1082,13 @@ LoadResult finishResult(Loader& l, std::optional<Scenario> scenario) {
     result.source = std::move(l.source);
     if (scenario && !hasErrors(result.diagnostics)) {
         Diagnostics checks = validateScenario(*scenario, &result.source);
+        for (Diagnostic& d : checks) {
+            if (l.isOverridden(d.field)) {
+                d.file = kOverrideSource;
+                d.line = 0;
+                d.column = 0;
+            }
+        }
         const bool valid = !hasErrors(checks);
         result.diagnostics.insert(result.diagnostics.end(), std::make_move_iterator(checks.begin()),
                                   std::make_move_iterator(checks.end()));
