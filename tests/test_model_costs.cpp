@@ -400,13 +400,20 @@ void TestModelCosts::memoryDefault() {
 }
 
 void TestModelCosts::memoryBuiltinDefaultScenario() {
-    // The embedded default scenario (loaded from YAML) must give the figures derived above; this
-    // fails if the sample file or the hand-built copy drift apart.
+    // The embedded default scenario (loaded from YAML) is defaultLike() with two sequences per
+    // micro-batch; this fails if the sample file or the hand-built copy drift apart. Weights,
+    // gradients, optimizer and workspace are as derived above; activations and dispatch
+    // buffers double: 2 * 9,663,676,416 + 2 * 524,288,000 logits = 20,375,928,832 and
+    // 2 * 134,217,728 = 268,435,456. Total 12,204,777,472 + 24,409,554,944 + 7,485,985,536 +
+    // 20,375,928,832 + 268,435,456 + 7e9 = 71,744,682,240.
     const Scenario& s = defaultScenario();
+    QCOMPARE(s.training.micro_batch, 2);
     const auto stages = splitLayers(s.model, s.layout);
     QCOMPARE(int(stages.size()), 1);
     const MemoryBreakdown mem = memoryPerGpu(s, stages[0]);
-    QCOMPARE(mem.total_bytes, 61422500096.0);
+    QCOMPARE(mem.activations_bytes, 20375928832.0);
+    QCOMPARE(mem.dispatch_buffers_bytes, 268435456.0);
+    QCOMPARE(mem.total_bytes, 71744682240.0);
     QCOMPARE(mem.hbm_bytes, 80e9);
     QVERIFY(mem.fits);
 }
