@@ -192,12 +192,12 @@ private slots:
 
         // Positions of keys, 1-based, as written in the sample.
         QCOMPARE(r.source.file, test::samplePath("dgx-h100-8x8-moe16.yaml"));
-        QCOMPARE(r.source.fields.at("cluster.nodes").line, 14);
+        QCOMPARE(r.source.fields.at("cluster.nodes").line, 17);
         QCOMPARE(r.source.fields.at("cluster.nodes").column, 3);
-        QCOMPARE(r.source.fields.at("model").line, 26);
-        QCOMPARE(r.source.fields.at("layout.ep").line, 59);
+        QCOMPARE(r.source.fields.at("model").line, 29);
+        QCOMPARE(r.source.fields.at("layout.ep").line, 62);
         // Not written: the nearest written parent.
-        QCOMPARE(r.source.find("layout.expert_placement[3].expert").line, 54);
+        QCOMPARE(r.source.find("layout.expert_placement[3].expert").line, 57);
         QCOMPARE(r.source.find("nowhere").line, 0);
     }
 

@@ -737,7 +737,7 @@ private slots:
                 QCOMPARE(d.column, 3);
                 QCOMPARE(qs(d.message),
                          QString("training.global_batch = 500 is not divisible by layout.dp * "
-                                 "training.micro_batch = 64 * 1"));
+                                 "training.micro_batch = 64 * 2"));
             }
         QVERIFY2(found, formatAll(r.diagnostics).c_str());
     }
