@@ -1,13 +1,16 @@
 #include "cli.h"
 
 #include "report_text.h"
+#include "search_text.h"
 #include "text_table.h"
+#include "timeline_text.h"
 
 #include "moe/catalog.h"
 #include "moe/evaluate.h"
 #include "moe/json_writer.h"
 #include "moe/placement.h"
 #include "moe/scenario_io.h"
+#include "moe/search.h"
 #include "moe/topology.h"
 
 #include <chrono>
@@ -26,6 +29,13 @@ struct Options {
     bool json = false;
     bool help = false;
     int repeat = 0; ///< bench: evaluations per scenario (0 = automatic)
+    TimelineCommand timeline;
+    // search
+    std::vector<std::string> pins; ///< --pin key=value
+    int top = 10;
+    int max_pp = 0;
+    int threads = 0;
+    std::string write_best;
 };
 
 struct Command {
@@ -194,6 +204,54 @@ int cmdBench(const Options& options, std::ostream& out, std::ostream& err) {
     return kExitOk;
 }
 
+int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
+    const Diagnostics bad_pins = checkPins(options.pins);
+    if (!bad_pins.empty()) {
+        for (const Diagnostic& d : bad_pins)
+            err << "moe-plan search: " << d.message << "\n";
+        return kExitUsage;
+    }
+    const std::string* file = options.files.empty() ? nullptr : &options.files[0];
+    const std::optional<Scenario> scenario = loadOrReport(file, options.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    SearchOptions search;
+    search.pins = options.pins;
+    search.top_n = options.top;
+    search.max_pp = options.max_pp;
+    search.threads = options.threads;
+    const SearchResult result = searchLayouts(*scenario, search);
+    if (!result.ok()) {
+        err << formatAll(result.diagnostics);
+        return kExitBadInput;
+    }
+    out << (options.json ? searchJson(*scenario, result) : searchText(*scenario, result));
+    if (!result.found())
+        return kExitBadInput;
+    if (!options.write_best.empty()) {
+        // The old description would describe the old layout.
+        Scenario best = result.ranked.front().scenario;
+        best.description = "moe-plan search winner: " + layoutSummary(best);
+        const std::string problem = saveScenarioFile(best, options.write_best);
+        if (!problem.empty()) {
+            err << "moe-plan search: cannot write " << options.write_best << ": " << problem
+                << "\n";
+            return kExitBadInput;
+        }
+        // Keep --json output machine-readable: the note goes to stderr there.
+        (options.json ? err : out) << "Best layout written to " << options.write_best << "\n";
+    }
+    return kExitOk;
+}
+
+int cmdTimeline(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::string* file = options.files.empty() ? nullptr : &options.files[0];
+    const std::optional<Scenario> scenario = loadOrReport(file, options.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    return runTimeline(*scenario, options.timeline, out, err);
+}
+
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
         {"evaluate", "evaluate [FILE] [--set key=value ...] [--json]",
@@ -220,6 +278,39 @@ const std::vector<Command>& commands() {
          "Times evaluate() (median of repeated runs) on the built-in default or on the given\n"
          "files, and prints the figures.",
          false, true, 0, -1, cmdBench},
+        {"timeline",
+         "timeline [FILE] [--set key=value ...] [--trace OUT.json] [--csv OUT.csv] [--steps N]",
+         "Simulates one training step as events on every GPU's compute and communication\n"
+         "streams (pipeline schedule, MoE dispatch/experts/combine paced by the EP group's\n"
+         "hottest GPU, TP, PP sends, gradient buckets under backward, optimizer) and prints\n"
+         "the step time against evaluate(), the critical path by item, and p50/p90/p99 of the\n"
+         "step time over resampled routing.\n"
+         "  --trace F   write the Chrome trace event format (Perfetto, chrome://tracing):\n"
+         "              one process per node, one thread per GPU stream\n"
+         "  --csv F     write the spans as CSV\n"
+         "  --gpus L    GPUs to export: 'all' or a list such as 0-7,12 (default: all when\n"
+         "              small, else the first and the hottest GPU of each distinct row)\n"
+         "  --steps N   routing samples for the distribution (default 20)\n"
+         "  --bench     time the simulation instead (median over repeated runs)",
+         false, true, 0, 1, cmdTimeline},
+        {"search", "search [FILE] [--pin key=value ...] [--top N] [--json] [--write-best OUT.yaml]",
+         "Searches the parallel layouts of the scenario's cluster and model (TP, CP, PP and\n"
+         "virtual stages, DP, EP, expert-TP, rank order, micro-batch, recompute, schedule),\n"
+         "prunes invalid and out-of-memory ones with the reason counted, evaluates the rest\n"
+         "and prints them ranked by step time with the breakdown, the Pareto front over step\n"
+         "time, memory headroom and cross-node traffic, why the winner wins, and the search\n"
+         "speed (candidates per second).\n"
+         "  --pin key=value   fix layout.tp, layout.cp, layout.pp, layout.vpp, layout.dp,\n"
+         "                    layout.ep, layout.etp, layout.order, layout.schedule,\n"
+         "                    training.micro_batch or training.recompute (repeat a key to\n"
+         "                    allow several values)\n"
+         "  --top N           ranked layouts to print (default 10)\n"
+         "  --max-pp N        deepest pipeline to try (default: the layer count)\n"
+         "  --threads N       worker threads (default 0 = every core)\n"
+         "  --write-best F    save the scenario with the winning layout to F\n"
+         "  --set key=value   what-if overrides applied before searching\n"
+         "Exit status 1 when no layout is valid.",
+         true, true, 0, 1, cmdSearch},
     };
     return table;
 }
@@ -265,6 +356,56 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
                 return "--repeat needs a whole number";
             if (options.repeat < 1)
                 return "--repeat needs a positive number";
+        } else if (std::string(c.name) == "search" &&
+                   (a == "--pin" || a == "--top" || a == "--max-pp" || a == "--threads" ||
+                    a == "--write-best")) {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
+            const std::string& value = args[++i];
+            if (a == "--pin") {
+                options.pins.push_back(value);
+            } else if (a == "--write-best") {
+                options.write_best = value;
+            } else {
+                size_t used = 0;
+                int number = -1;
+                try {
+                    number = std::stoi(value, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                const int min = a == "--top" ? 1 : 0;
+                if (used == 0 || used != value.size() || number < min)
+                    return a + " needs a whole number" + (min > 0 ? " of at least 1" : " >= 0");
+                (a == "--top"      ? options.top
+                 : a == "--max-pp" ? options.max_pp
+                                   : options.threads) = number;
+            }
+        } else if (std::string(c.name) == "timeline" &&
+                   (a == "--trace" || a == "--csv" || a == "--gpus" || a == "--steps")) {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
+            const std::string& value = args[++i];
+            if (a == "--trace") {
+                options.timeline.trace_path = value;
+            } else if (a == "--csv") {
+                options.timeline.csv_path = value;
+            } else if (a == "--gpus") {
+                options.timeline.gpus = value;
+            } else {
+                size_t used = 0;
+                int number = 0;
+                try {
+                    number = std::stoi(value, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != value.size() || number < 1)
+                    return "--steps needs a whole number of at least 1";
+                options.timeline.steps = number;
+            }
+        } else if (a == "--bench" && std::string(c.name) == "timeline") {
+            options.timeline.bench = true;
         } else if (a.size() > 1 && a[0] == '-') {
             return "unknown option '" + a + "' for '" + c.name + "'";
         } else {

@@ -119,6 +119,8 @@ struct MicroBatchCost {
     double tp_up = 0, tp_out = 0;
     double cp_up = 0, cp_out = 0;
     int a2a_calls = 0, tp_calls = 0, cp_calls = 0;
+    StageTimes times; ///< the same costs per layer and pass, for the timeline
+    MoeCostModel moe; ///< the load-dependent formulas' inputs (MoE stages only)
 };
 
 double recomputeFactor(Recompute r) {
@@ -179,6 +181,22 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
     if (stage.has_lm_head) {
         c.items[StepItem::dense_ffn] += tokens * lmHeadForwardFlopsPerToken(m) / r.gemm_flops * 3.0;
     }
+    // The same per layer and pass for the timeline; keep in step with the items above
+    // (test_timeline checks that they add up to them).
+    c.times.attention_fwd_s = attention_fwd_s;
+    c.times.attention_bwd_s = attention_fwd_s * (passes - 1.0) + attention_recompute_s;
+    c.times.dense_ffn_fwd_s = dense_ffn_fwd_s;
+    c.times.dense_ffn_bwd_s =
+        dense_ffn_fwd_s * (passes - 1.0) +
+        activation_recompute * swiglu_s(tokens, m.ffn_hidden / static_cast<double>(lay.tp));
+    c.times.shared_fwd_s = shared_fwd_s;
+    c.times.shared_bwd_s = shared_fwd_s * (passes - 1.0) + activation_recompute * shared_swiglu_s;
+    c.times.router_fwd_s = router_fwd_s;
+    c.times.router_bwd_s = router_fwd_s * (passes - 1.0);
+    if (stage.has_lm_head) {
+        c.times.lm_head_fwd_s = tokens * lmHeadForwardFlopsPerToken(m) / r.gemm_flops;
+        c.times.lm_head_bwd_s = 2.0 * c.times.lm_head_fwd_s;
+    }
 
     // Routed experts: each GPU's EP rank gets load.slots_per_group / ep token slots on average;
     // the hottest rank of each layer gets imbalance x that, and the whole EP group waits for it.
@@ -206,6 +224,42 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
                 expectedRemoteNodesPerToken(ep_shape.domains, m.top_k, lay.max_nodes_per_token);
             dispatch_cross = tokens * copies * h * bytesPerElement(m.dispatch_precision);
             combine_cross = tokens * copies * h * act_bytes;
+        }
+        MoeCostModel& model = c.moe;
+        model.valid = true;
+        model.experts_per_rank = experts_per_rank;
+        model.flops_per_slot = flops_per_slot;
+        model.expert_weight_bytes = expert_weight_bytes;
+        model.activation_bytes_per_slot = activation_bytes_per_slot;
+        model.gemm_flops = r.gemm_flops;
+        model.hbm_bytes_s = r.hbm_bytes_s;
+        model.mean_slots = mean_slots;
+        model.ep_shape = ep_shape;
+        model.scale_up = r.scale_up;
+        model.scale_out = r.scale_out;
+        model.dispatch_bytes = dispatch_bytes;
+        model.combine_bytes = combine_bytes;
+        model.dispatch_cross_bytes = dispatch_cross;
+        model.combine_cross_bytes = combine_cross;
+        model.backward_passes = passes - 1.0;
+        model.recompute_s_per_slot = activation_recompute * swiglu_s(1.0, ffn_shard);
+        {
+            // Per pass at the mean load, in the order the loop below charges them.
+            const double full = s.training.recompute == Recompute::full ? 1.0 : 0.0;
+            const double d = model.dispatch_s(1.0);
+            const double k = model.combine_s(1.0);
+            c.times.expert_fwd_s = model.expertForward_s(mean_slots);
+            c.times.expert_bwd_s = model.expertBackward_s(mean_slots);
+            c.times.dispatch_fwd_s = d;
+            c.times.combine_fwd_s = k;
+            c.times.combine_bwd_s = k + full * (d + k); // first in backward (+ recomputed pair)
+            c.times.dispatch_bwd_s = k;
+            const CollectiveCost d_cost =
+                allToAll(ep_shape, dispatch_bytes, 1.0, r.scale_up, r.scale_out, dispatch_cross);
+            const CollectiveCost k_cost =
+                allToAll(ep_shape, combine_bytes, 1.0, r.scale_up, r.scale_out, combine_cross);
+            c.times.dispatch_bytes = d_cost.scale_up_bytes_per_gpu + d_cost.scale_out_bytes_per_gpu;
+            c.times.combine_bytes = k_cost.scale_up_bytes_per_gpu + k_cost.scale_out_bytes_per_gpu;
         }
 
         for (const int layer : stage.layer_indices) {
@@ -269,23 +323,33 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
         c.tp_up = one.scale_up_bytes_per_gpu * calls;
         c.tp_out = one.scale_out_bytes_per_gpu * calls;
         c.tp_calls = static_cast<int>(calls);
+        c.times.tp_call_s = one.time_s;
+        c.times.tp_bytes_per_call = one.scale_up_bytes_per_gpu + one.scale_out_bytes_per_gpu;
+        c.times.tp_calls_fwd = per_layer;
+        c.times.tp_calls_bwd = static_cast<int>(per_layer * (passes - 2.0));
     }
 
     // Context parallelism (ring attention): each GPU passes its KV chunk around the ring,
     // cp - 1 hops per layer forward and twice that backward (KV and their gradients); it
-    // overlaps with the attention core of the other chunks.
+    // overlaps with the attention core of the other chunks. Sequence parallelism all-gathers
+    // the tp x `tokens` tokens of the CP chunk before attention, so each TP rank holds the KV
+    // of all of them for its share of the KV heads (the MLA latent is not split over TP).
     if (lay.cp > 1) {
         const GroupShape cp_shape = shapeOf(placement.spanOf(GroupKind::cp));
         const double kv_elements_per_token =
             m.attention == AttentionKind::mla
                 ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
                 : 2.0 * m.kv_heads * m.effectiveHeadDim() / static_cast<double>(lay.tp);
-        const double chunk_bytes = tokens * lay.tp * kv_elements_per_token * act_bytes / lay.tp;
+        const double chunk_bytes = tokens * lay.tp * kv_elements_per_token * act_bytes;
         const LinkParams& link = cp_shape.domains > 1 ? r.scale_out : r.scale_up;
         const double hops = (lay.cp - 1) * 3.0 * stage.layers;
         c.cp_raw_s = sendRecvTime_s(chunk_bytes, link) * hops;
         (cp_shape.domains > 1 ? c.cp_out : c.cp_up) = chunk_bytes * hops;
         c.cp_calls = static_cast<int>(hops);
+        c.times.cp_hop_s = sendRecvTime_s(chunk_bytes, link);
+        c.times.cp_bytes_per_hop = chunk_bytes;
+        c.times.cp_hops_fwd = lay.cp - 1;
+        c.times.cp_hops_bwd = 2 * (lay.cp - 1);
     }
 
     c.compute_s = c.items[StepItem::attention] + c.items[StepItem::dense_ffn] +
@@ -342,6 +406,8 @@ struct StageSync {
     double dp_exposed_s = 0, edp_exposed_s = 0;
     double dp_bytes_up = 0, dp_bytes_out = 0, edp_bytes_up = 0, edp_bytes_out = 0;
     double optimizer_s = 0;
+    // dp_s / edp_s split into the gradient reduce-scatter (or all-reduce) and the all-gather.
+    double dp_grad_s = 0, dp_gather_s = 0, edp_grad_s = 0, edp_gather_s = 0;
 };
 
 /// Gradient sync of one stage. ZeRO >= 1 (Megatron's distributed optimizer): reduce-scatter of
@@ -355,12 +421,14 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
     const StageParams params = paramsPerGpu(s, stage);
     const double grad_bytes = bytesPerElement(s.model.grad_precision);
     const double weight_bytes = bytesPerElement(s.model.weight_precision);
-    const double backward_window_s = cost.backward_s * (1.0 + stage.stage);
-    const double forward_window_s = cost.compute_s - cost.backward_s;
+    // The dense and expert syncs share the same NICs and run one after the other, so the
+    // second only gets what is left of each window after the first.
+    double backward_window_s = cost.backward_s * (1.0 + stage.stage);
+    double forward_window_s = cost.compute_s - cost.backward_s;
     const bool sharded = s.training.zero_stage >= 1;
 
     auto sync_of = [&](GroupKind kind, double param_count, double& time_s, double& exposed_s,
-                       double& up, double& out) {
+                       double& up, double& out, double& grad_s, double& gather_s) {
         const GroupShape shape = shapeOf(placement.spanOf(kind));
         if (shape.size <= 1 || param_count <= 0)
             return;
@@ -370,25 +438,30 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
             const CollectiveCost ag =
                 reduceScatter(shape, param_count * weight_bytes, r.scale_up, r.scale_out);
             time_s = rs.time_s + ag.time_s;
+            grad_s = rs.time_s;
+            gather_s = ag.time_s;
             exposed_s = std::max(0.0, rs.time_s - backward_window_s) +
                         std::max(0.0, ag.time_s - forward_window_s);
+            backward_window_s = std::max(0.0, backward_window_s - rs.time_s);
+            forward_window_s = std::max(0.0, forward_window_s - ag.time_s);
             up = rs.scale_up_bytes_per_gpu + ag.scale_up_bytes_per_gpu;
             out = rs.scale_out_bytes_per_gpu + ag.scale_out_bytes_per_gpu;
         } else {
             const CollectiveCost ar =
                 allReduce(shape, param_count * grad_bytes, r.scale_up, r.scale_out);
             time_s = ar.time_s;
+            grad_s = ar.time_s;
             exposed_s = std::max(0.0, ar.time_s - backward_window_s);
+            backward_window_s = std::max(0.0, backward_window_s - ar.time_s);
             up = ar.scale_up_bytes_per_gpu;
             out = ar.scale_out_bytes_per_gpu;
         }
     };
     sync_of(GroupKind::dp, params.dense_per_gpu, sync.dp_s, sync.dp_exposed_s, sync.dp_bytes_up,
-            sync.dp_bytes_out);
+            sync.dp_bytes_out, sync.dp_grad_s, sync.dp_gather_s);
     sync_of(GroupKind::edp, params.expert_per_gpu, sync.edp_s, sync.edp_exposed_s,
-            sync.edp_bytes_up, sync.edp_bytes_out);
+            sync.edp_bytes_up, sync.edp_bytes_out, sync.edp_grad_s, sync.edp_gather_s);
 
-    // The dense and expert syncs share the same NICs and run one after the other.
     const double shard_params =
         sharded ? params.dense_per_gpu / std::max(1, s.layout.dp * s.layout.cp) +
                       params.expert_per_gpu / std::max(1, s.layout.expertDp())
@@ -517,6 +590,17 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
         result.layers = stage;
         result.per_micro_batch = costs.back().items;
         result.memory = memoryPerGpu(s, stage);
+        result.times = costs.back().times;
+        const StageSync& stage_sync = syncs.back();
+        result.times.dp_grad_sync_s = stage_sync.dp_grad_s;
+        result.times.dp_param_gather_s = stage_sync.dp_gather_s;
+        result.times.dp_sync_bytes = stage_sync.dp_bytes_up + stage_sync.dp_bytes_out;
+        result.times.edp_grad_sync_s = stage_sync.edp_grad_s;
+        result.times.edp_param_gather_s = stage_sync.edp_gather_s;
+        result.times.edp_sync_bytes = stage_sync.edp_bytes_up + stage_sync.edp_bytes_out;
+        result.times.optimizer_s = stage_sync.optimizer_s;
+        if (costs.back().moe.valid)
+            report.moe_costs = costs.back().moe;
         report.stages.push_back(std::move(result));
         if (costs.back().items.total_s > costs[static_cast<size_t>(slowest)].items.total_s)
             slowest = stage.stage;
@@ -533,6 +617,8 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
     const GroupShape pp_shape = shapeOf(placement->spanOf(GroupKind::pp));
     const LinkParams& pp_link = pp_shape.domains > 1 ? rates.scale_out : rates.scale_up;
     const double t_send = lay.pp > 1 ? sendRecvTime_s(pp_message_bytes, pp_link) : 0.0;
+    report.pp_send_s = t_send;
+    report.pp_message_bytes = lay.pp > 1 ? pp_message_bytes : 0.0;
     const double pp_exposed = 2.0 * (lay.pp - 1) * lay.vpp * t_send;
 
     StepBreakdown& step = report.step;
@@ -672,6 +758,30 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
 
     addDesignWarnings(s, report, rates);
     return report;
+}
+
+double MoeCostModel::expertForward_s(double slots) const {
+    HardwareRates r;
+    r.gemm_flops = gemm_flops;
+    r.hbm_bytes_s = hbm_bytes_s;
+    return expertGemmTime_s(slots, experts_per_rank, flops_per_slot, expert_weight_bytes,
+                            activation_bytes_per_slot, r);
+}
+
+double MoeCostModel::expertBackward_s(double slots) const {
+    return expertForward_s(slots) * backward_passes + recompute_s_per_slot * slots;
+}
+
+double MoeCostModel::dispatch_s(double recv_factor) const {
+    return allToAll(ep_shape, dispatch_bytes, std::max(1.0, recv_factor), scale_up, scale_out,
+                    dispatch_cross_bytes)
+        .time_s;
+}
+
+double MoeCostModel::combine_s(double recv_factor) const {
+    return allToAll(ep_shape, combine_bytes, std::max(1.0, recv_factor), scale_up, scale_out,
+                    combine_cross_bytes)
+        .time_s;
 }
 
 const char* toString(CollectiveKind k) {

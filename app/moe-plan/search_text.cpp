@@ -1,0 +1,242 @@
+#include "search_text.h"
+
+#include "text_table.h"
+
+#include "moe/json_writer.h"
+
+#include <sstream>
+
+namespace moe::cli {
+
+namespace {
+
+using Align = TextTable::Align;
+
+double item(const SearchFigures& f, StepItem i) {
+    return f.step[i];
+}
+
+/// The step-time breakdown grouped into the columns a layout decision moves.
+struct Columns {
+    double compute, a2a, tp_cp, pipeline, dp_sync, imbalance;
+};
+Columns columnsOf(const SearchFigures& f) {
+    Columns c{};
+    c.compute = item(f, StepItem::attention) + item(f, StepItem::dense_ffn) +
+                item(f, StepItem::router) + item(f, StepItem::expert_compute) +
+                item(f, StepItem::optimizer);
+    c.a2a = item(f, StepItem::all_to_all);
+    c.tp_cp = item(f, StepItem::tp_comm) + item(f, StepItem::cp_comm);
+    c.pipeline = item(f, StepItem::bubble) + item(f, StepItem::pp_comm);
+    c.dp_sync = item(f, StepItem::dp_sync);
+    c.imbalance = item(f, StepItem::imbalance_wait);
+    return c;
+}
+
+std::string orderText(const RankOrder& order) {
+    return toString(order);
+}
+
+std::string scheduleText(const LayoutSpec& l) {
+    if (l.pp <= 1)
+        return "-";
+    std::string s = toString(l.schedule);
+    if (l.vpp > 1)
+        s += " x" + std::to_string(l.vpp);
+    return s;
+}
+
+std::string rankText(const SearchCandidate& c) {
+    return std::to_string(c.rank) + (c.is_input ? "*" : "");
+}
+
+std::string dash(double seconds) {
+    return seconds > 0 ? formatSeconds(seconds) : "-";
+}
+
+TextTable candidateTable(const Scenario& s) {
+    std::vector<std::string> headers = {"#", "TP", "CP", "PP", "DP"};
+    if (s.model.isMoe()) {
+        headers.insert(headers.end(), {"EP", "ETP", "eDP", "order"});
+    }
+    headers.insert(headers.end(),
+                   {"schedule", "mb", "recompute", "step", "tokens/s", "compute", "all-to-all",
+                    "TP+CP", "PP+bubble", "DP sync", "imbalance", "memory/GPU", "cross-node/GPU"});
+    std::vector<Align> aligns(headers.size(), Align::right);
+    for (size_t i = 0; i < headers.size(); ++i)
+        if (headers[i] == "order" || headers[i] == "schedule" || headers[i] == "recompute")
+            aligns[i] = Align::left;
+    return TextTable(headers, aligns);
+}
+
+void addCandidateRow(TextTable& table, const SearchCandidate& c) {
+    const Scenario& s = c.scenario;
+    const LayoutSpec& l = s.layout;
+    const SearchFigures& f = c.figures;
+    const Columns col = columnsOf(f);
+    std::vector<std::string> row = {rankText(c), std::to_string(l.tp), std::to_string(l.cp),
+                                    std::to_string(l.pp), std::to_string(l.dp)};
+    if (s.model.isMoe()) {
+        row.insert(row.end(), {std::to_string(l.ep), std::to_string(l.etp),
+                               std::to_string(l.expertDp()), orderText(l.order)});
+    }
+    row.insert(row.end(), {scheduleText(l), std::to_string(s.training.micro_batch),
+                           toString(s.training.recompute), formatSeconds(f.step_time_s),
+                           formatCount(f.tokens_per_s), formatSeconds(col.compute), dash(col.a2a),
+                           dash(col.tp_cp), dash(col.pipeline), dash(col.dp_sync),
+                           dash(col.imbalance), formatBytes(f.memory_bytes) + (f.fits ? "" : " !"),
+                           formatBytes(f.cross_node_bytes)});
+    table.addRow(std::move(row));
+}
+
+void writeFiguresJson(JsonWriter& json, const SearchFigures& f) {
+    json.beginObject()
+        .field("step_time_s", f.step_time_s)
+        .field("tokens_per_s", f.tokens_per_s)
+        .field("tokens_per_s_per_gpu", f.tokens_per_s_per_gpu)
+        .field("mfu", f.mfu)
+        .field("memory_bytes", f.memory_bytes)
+        .field("hbm_bytes", f.hbm_bytes)
+        .field("margin_bytes", f.margin_bytes)
+        .field("fits", f.fits)
+        .field("cross_node_bytes_per_gpu", f.cross_node_bytes)
+        .field("scale_up_bytes_per_gpu", f.scale_up_bytes)
+        .field("micro_batches", f.micro_batches);
+    json.key("step").beginObject();
+    for (int i = 0; i < kStepItemCount; ++i)
+        json.field(toString(static_cast<StepItem>(i)), f.step.seconds[static_cast<size_t>(i)]);
+    json.endObject().endObject();
+}
+
+void writeCandidateJson(JsonWriter& json, const SearchCandidate& c) {
+    const LayoutSpec& l = c.scenario.layout;
+    json.beginObject().field("rank", c.rank).field("is_input", c.is_input);
+    json.key("layout")
+        .beginObject()
+        .field("tp", l.tp)
+        .field("cp", l.cp)
+        .field("pp", l.pp)
+        .field("vpp", l.vpp)
+        .field("dp", l.dp)
+        .field("ep", l.ep)
+        .field("etp", l.etp)
+        .field("expert_dp", l.expertDp())
+        .field("order", toString(l.order))
+        .field("schedule", toString(l.schedule))
+        .field("micro_batch", c.scenario.training.micro_batch)
+        .field("recompute", toString(c.scenario.training.recompute))
+        .endObject();
+    json.field("summary", layoutSummary(c.scenario));
+    json.key("figures");
+    writeFiguresJson(json, c.figures);
+    json.endObject();
+}
+
+} // namespace
+
+std::string searchText(const Scenario& s, const SearchResult& r) {
+    const ClusterSpec& c = s.cluster;
+    std::ostringstream o;
+    o << "Layout search: " << s.name << " (" << c.gpuCount() << " x " << c.gpu.name << " in "
+      << c.nodes << " nodes of " << c.gpus_per_node << " GPUs)\n";
+    o << "  Searched " << formatCount(static_cast<double>(r.candidates)) << " candidates in "
+      << formatSeconds(r.elapsed_s) << " on " << r.threads << " thread"
+      << (r.threads == 1 ? "" : "s") << " (CPU " << formatSeconds(r.cpu_s)
+      << "): " << formatCount(static_cast<double>(r.evaluated)) << " evaluated, "
+      << formatCount(r.evaluated_per_s) << " evaluations/s, " << formatCount(r.candidates_per_s)
+      << " candidates/s\n";
+
+    if (r.found()) {
+        o << "\nRanked by step time, best first (top " << r.ranked.size() << " of "
+          << formatCount(static_cast<double>(r.evaluated)) << "; * = the scenario's own layout)\n";
+        TextTable table = candidateTable(s);
+        for (const SearchCandidate& cand : r.ranked)
+            addCandidateRow(table, cand);
+        if (r.input && (r.input->rank == 0 || r.input->rank > static_cast<int>(r.ranked.size()))) {
+            table.addSeparator();
+            SearchCandidate in = *r.input;
+            addCandidateRow(table, in);
+        }
+        o << table.render("  ");
+
+        o << "\nPareto front over step time, memory headroom and cross-node traffic: "
+          << r.pareto_total << " layout" << (r.pareto_total == 1 ? "" : "s");
+        if (static_cast<int64_t>(r.pareto.size()) < r.pareto_total)
+            o << " (the " << r.pareto.size() << " fastest shown)";
+        o << "\n";
+        TextTable front({"#", "layout", "step", "memory margin", "cross-node/GPU"},
+                        {Align::left, Align::left});
+        for (const SearchCandidate& cand : r.pareto)
+            front.addRow({rankText(cand), layoutSummary(cand.scenario),
+                          formatSeconds(cand.figures.step_time_s),
+                          formatBytes(cand.figures.margin_bytes),
+                          formatBytes(cand.figures.cross_node_bytes)});
+        o << front.render("  ");
+    }
+
+    o << "\n" << (r.found() ? "Why this layout" : "Why nothing fits") << "\n";
+    for (const std::string& line : r.explanation)
+        o << "  - " << line << "\n";
+
+    o << "\nCandidates not evaluated, by the first reason that applied\n";
+    TextTable rejected({"reason", "count", "meaning", "e.g."},
+                       {Align::left, Align::right, Align::left, Align::left});
+    int64_t total = 0;
+    for (int i = 0; i < kRejectReasonCount; ++i) {
+        const RejectionCount& rc = r.rejected[static_cast<size_t>(i)];
+        if (rc.count == 0)
+            continue;
+        total += rc.count;
+        rejected.addRow({toString(static_cast<RejectReason>(i)),
+                         formatCount(static_cast<double>(rc.count)),
+                         describe(static_cast<RejectReason>(i)), rc.example});
+    }
+    rejected.addSeparator();
+    rejected.addRow({"total", formatCount(static_cast<double>(total)),
+                     "of " + formatCount(static_cast<double>(r.candidates)) + " candidates", ""});
+    o << rejected.render("  ");
+    return o.str();
+}
+
+std::string searchJson(const Scenario& s, const SearchResult& r) {
+    JsonWriter json;
+    json.beginObject().field("scenario", s.name).field("found", r.found());
+    json.field("candidates", r.candidates)
+        .field("evaluated", r.evaluated)
+        .field("elapsed_s", r.elapsed_s)
+        .field("cpu_s", r.cpu_s)
+        .field("evaluated_per_s", r.evaluated_per_s)
+        .field("candidates_per_s", r.candidates_per_s)
+        .field("threads", r.threads);
+    json.key("rejected").beginObject();
+    for (int i = 0; i < kRejectReasonCount; ++i) {
+        const RejectionCount& rc = r.rejected[static_cast<size_t>(i)];
+        json.key(toString(static_cast<RejectReason>(i)))
+            .beginObject()
+            .field("count", rc.count)
+            .field("example", rc.example)
+            .endObject();
+    }
+    json.endObject();
+    json.key("ranked").beginArray();
+    for (const SearchCandidate& c : r.ranked)
+        writeCandidateJson(json, c);
+    json.endArray();
+    json.field("pareto_total", r.pareto_total);
+    json.key("pareto").beginArray();
+    for (const SearchCandidate& c : r.pareto)
+        writeCandidateJson(json, c);
+    json.endArray();
+    json.key("input");
+    if (r.input)
+        writeCandidateJson(json, *r.input);
+    else
+        json.null();
+    json.key("explanation").beginArray();
+    for (const std::string& line : r.explanation)
+        json.value(line);
+    json.endArray().endObject();
+    return json.str() + "\n";
+}
+
+} // namespace moe::cli

@@ -1,0 +1,140 @@
+#pragma once
+// Layout search: enumerates the parallel layouts of a scenario's cluster and model (TP, CP, PP
+// and virtual stages, DP, EP, expert-TP, the rank orders that change a placement, micro-batch
+// size, recomputation, pipeline schedule), prunes invalid and out-of-memory layouts cheaply
+// with the reason counted, evaluates the rest with evaluate(), ranks them, keeps the Pareto
+// front over step time, memory headroom and cross-node traffic, and explains the winner from
+// the figures. Deterministic: the same scenario and options give the same result, whatever the
+// thread count.
+
+#include "moe/diagnostics.h"
+#include "moe/evaluate.h"
+#include "moe/scenario.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moe {
+
+/// What "best" means. Ties (and the other objectives' ties) fall back to a stable layout key.
+enum class SearchObjective {
+    step_time,         ///< shortest step = most tokens per second
+    memory_headroom,   ///< most HBM left on the tightest GPU
+    cross_node_traffic ///< fewest bytes per GPU through the NIC
+};
+const char* toString(SearchObjective o);
+std::optional<SearchObjective> parseSearchObjective(const std::string& s);
+
+struct SearchOptions {
+    /// "key=value" constraints: layout.tp, layout.cp, layout.pp, layout.vpp, layout.dp,
+    /// layout.ep, layout.etp, layout.order, layout.schedule, training.micro_batch,
+    /// training.recompute. Several pins of one key allow any of their values.
+    std::vector<std::string> pins;
+    int max_pp = 0;          ///< deepest pipeline tried; 0 = up to the layer count
+    int max_vpp = 4;         ///< most virtual stages per rank tried with the interleaved schedule
+    int max_micro_batch = 4; ///< micro-batch sizes tried: powers of two up to this that divide
+                             ///< the per-replica batch (pinned values and the scenario's own are
+                             ///< always tried)
+    /// Context parallelism is for long sequences: CP degrees that leave fewer tokens than this
+    /// per CP rank are not tried (unless pinned or the scenario's own).
+    int min_tokens_per_cp_rank = 2048;
+    int top_n = 10;      ///< ranked candidates kept in the result
+    int max_pareto = 20; ///< Pareto-front candidates kept in the result (the count is exact)
+    int threads = 0;     ///< 0 = std::thread::hardware_concurrency()
+    SearchObjective objective = SearchObjective::step_time;
+};
+
+/// The figures of one evaluated layout that the ranking, the Pareto front and tables use, all
+/// copied from its Report.
+struct SearchFigures {
+    double step_time_s = 0;
+    double tokens_per_s = 0;
+    double tokens_per_s_per_gpu = 0;
+    double mfu = 0;
+    double memory_bytes = 0; ///< the tightest stage's total per GPU
+    double hbm_bytes = 0;
+    double margin_bytes = 0;     ///< hbm - memory (negative = does not fit)
+    double cross_node_bytes = 0; ///< per GPU per step through the NIC (slowest stage)
+    double scale_up_bytes = 0;   ///< per GPU per step over NVLink (slowest stage)
+    int micro_batches = 0;
+    StepBreakdown step;
+    bool fits = true;
+};
+SearchFigures figuresOf(const Report& report);
+
+struct SearchCandidate {
+    Scenario scenario; ///< the input scenario with this layout, micro-batch and recompute
+    SearchFigures figures;
+    int rank = 0;          ///< 1-based place in the whole ranking; 0 = not ranked (input only)
+    bool is_input = false; ///< the scenario's own layout
+};
+
+/// Why a candidate was not evaluated. Each enumerated candidate is counted once, under the
+/// first check that rejects it: pins, the wide-TP rule, validation (divisibility, batch,
+/// pipeline, other), memory, then recompute.
+enum class RejectReason {
+    pin,          ///< excluded by a pin
+    divisibility, ///< degrees vs GPUs, heads, KV heads, FFN sizes, experts, sequence length
+    batch,        ///< global batch not divisible by DP x micro-batch
+    pipeline,     ///< schedule rules: virtual stages, DualPipe, interleaving, stages vs layers
+    other,        ///< any other validation error
+    memory,       ///< does not fit in HBM on some stage
+    recompute,    ///< heavier recomputation while a lighter one fits (never faster)
+    /// TP x CP wider than a scale-up domain (their per-layer collectives would ride the
+    /// fabric) while layouts inside a domain fit: searched only when none does.
+    wide_tp,
+    count
+};
+constexpr int kRejectReasonCount = static_cast<int>(RejectReason::count);
+const char* toString(RejectReason r); ///< short id, e.g. "memory"
+const char* describe(RejectReason r); ///< plain words for tables
+
+struct RejectionCount {
+    int64_t count = 0;
+    std::string example; ///< the first diagnostic or figure that caused it, "" if none
+};
+
+struct SearchResult {
+    /// Bad pins or an input scenario whose non-layout parts are invalid; the search did not
+    /// run when this holds an error.
+    Diagnostics diagnostics;
+    std::vector<SearchCandidate> ranked; ///< best first, at most top_n
+    /// Not dominated in (step time, memory headroom, cross-node bytes); by step time, at most
+    /// max_pareto of them.
+    std::vector<SearchCandidate> pareto;
+    int64_t pareto_total = 0;
+    /// The scenario's own layout, evaluated even when it is invalid for memory (then
+    /// figures.fits is false and rank 0); empty when its layout fails validation.
+    std::optional<SearchCandidate> input;
+    std::array<RejectionCount, kRejectReasonCount> rejected{};
+    int64_t candidates = 0; ///< enumerated (evaluated + every rejection)
+    int64_t evaluated = 0;  ///< went through evaluate() and were ranked
+    double elapsed_s = 0;
+    double cpu_s = 0;            ///< process CPU time of the search (all threads)
+    double evaluated_per_s = 0;  ///< full evaluations per second
+    double candidates_per_s = 0; ///< enumerated candidates (pruned or evaluated) per second
+    int threads = 1;
+    /// Why the winner wins, generated from the figures; why nothing fits when nothing does.
+    std::vector<std::string> explanation;
+
+    bool ok() const { return !hasErrors(diagnostics); }
+    bool found() const { return !ranked.empty(); }
+    int64_t rejectedCount(RejectReason r) const { return rejected[static_cast<size_t>(r)].count; }
+};
+
+/// Checks pins without searching: one diagnostic per unknown key or unreadable value.
+Diagnostics checkPins(const std::vector<std::string>& pins);
+
+/// Searches the layouts of `scenario`'s cluster and model. Its own layout fields (degrees,
+/// order, schedule, micro-batch, recompute) are what the search varies; everything else is
+/// kept. Expert placement overrides are kept only for candidates with the scenario's EP.
+SearchResult searchLayouts(const Scenario& scenario, const SearchOptions& options = {});
+
+/// The candidate's layout in one line: "TP=1 CP=1 PP=1 DP=64 EP=8 ETP=1 eDP=8, tp-cp-ep-dp-pp,
+/// 1f1b, micro-batch 1, recompute none".
+std::string layoutSummary(const Scenario& scenario);
+
+} // namespace moe

@@ -1,0 +1,294 @@
+// Field-by-field edits (moe/edits.h): the metadata table covers every key of the documented
+// format, values read back exactly, and setScenarioField accepts and refuses exactly what a file
+// (or --set) would.
+#include "moe/edits.h"
+#include "moe/scenario_io.h"
+#include "test_support.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+using namespace moe;
+
+namespace {
+
+/// The keys documented in the README's "Scenario format" tables, as dotted paths.
+std::set<std::string> documentedKeys() {
+    const std::string readme = test::readFile(std::string(MOE_SOURCE_DIR) + "/README.md");
+    const std::size_t begin = readme.find("<!-- BEGIN SCENARIO FORMAT -->");
+    const std::size_t end = readme.find("<!-- END SCENARIO FORMAT -->");
+    std::set<std::string> keys;
+    if (begin == std::string::npos || end == std::string::npos)
+        return keys;
+    const std::string text = readme.substr(begin, end - begin);
+    const std::regex heading(R"(^### `(\w+)`)");
+    const std::regex row(R"(^\| `([a-z_.]+)` \|)");
+    std::string section;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t stop = text.find('\n', start);
+        if (stop == std::string::npos)
+            stop = text.size();
+        const std::string line = text.substr(start, stop - start);
+        start = stop + 1;
+        std::smatch m;
+        if (std::regex_search(line, m, heading)) {
+            section = m[1];
+        } else if (line.rfind("### ", 0) == 0) {
+            section = "-"; // tables after the format sections (catalog) are not keys
+        } else if (section != "-" && std::regex_search(line, m, row)) {
+            const std::string key = m[1];
+            // The top-level table lists the sections themselves.
+            if (section.empty() && (key == "cluster" || key == "model" || key == "training" ||
+                                    key == "layout" || key == "routing"))
+                continue;
+            keys.insert(section.empty() ? key : section + "." + key);
+        }
+    }
+    return keys;
+}
+
+std::string messages(const Diagnostics& diagnostics) {
+    std::string text;
+    for (const Diagnostic& d : diagnostics)
+        text += d.field + ": " + d.message + "\n";
+    return text;
+}
+
+bool mentions(const Diagnostics& diagnostics, const std::string& needle) {
+    return std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+        return d.severity == Diagnostic::Severity::error &&
+               d.message.find(needle) != std::string::npos;
+    });
+}
+
+Scenario loadSample(const std::string& name) {
+    return loadScenarioFile(test::samplePath(name)).scenario.value_or(Scenario{});
+}
+
+} // namespace
+
+class TestEdits : public QObject {
+    Q_OBJECT
+private slots:
+    void tableCoversTheDocumentedFormat() {
+        std::set<std::string> documented = documentedKeys();
+        QVERIFY2(documented.size() > 60, "README scenario-format tables not found");
+        // gpu_overrides is one row whose sub-keys are listed in prose.
+        QVERIFY(documented.erase("cluster.gpu_overrides"));
+        for (const char* key :
+             {"name", "bf16_tflops", "fp8_tflops", "hbm_gb", "hbm_tbps", "power_w", "price_usd"})
+            documented.insert(std::string("cluster.gpu_overrides.") + key);
+        std::set<std::string> table;
+        for (const FieldInfo& f : scenarioFields())
+            table.insert(f.path);
+        for (const std::string& key : documented)
+            QVERIFY2(table.count(key), ("documented but not editable: " + key).c_str());
+        for (const std::string& key : table)
+            QVERIFY2(documented.count(key), ("editable but not documented: " + key).c_str());
+        QCOMPARE(table.size(), scenarioFields().size()); // no duplicates
+    }
+
+    void metadataIsComplete() {
+        const std::vector<std::string> groups = {"scenario", "cluster", "model",
+                                                 "training", "layout",  "routing"};
+        std::size_t group_index = 0;
+        for (const FieldInfo& f : scenarioFields()) {
+            QVERIFY2(!f.tooltip.empty(), f.path.c_str());
+            // Groups appear in file order, each once.
+            while (group_index < groups.size() && groups[group_index] != f.group)
+                ++group_index;
+            QVERIFY2(group_index < groups.size(), f.path.c_str());
+            QCOMPARE(f.group == "scenario" ? f.key : f.group + "." + f.key, f.path);
+            if (f.kind == FieldKind::choice)
+                QVERIFY2(f.choices.size() >= 2, f.path.c_str());
+            if (f.kind == FieldKind::integer || f.kind == FieldKind::number)
+                QVERIFY2(f.min.has_value(), f.path.c_str());
+        }
+        const FieldInfo* bw = findScenarioField("cluster.scale_up.bandwidth_gbps");
+        QVERIFY(bw);
+        QCOMPARE(bw->unit, std::string("GB/s per GPU per direction"));
+        QCOMPARE(bw->group, std::string("cluster"));
+        QCOMPARE(bw->key, std::string("scale_up.bandwidth_gbps"));
+        const FieldInfo* stage = findScenarioField("training.zero_stage");
+        QVERIFY(stage && stage->min && stage->max);
+        QCOMPARE(*stage->min, 0.0);
+        QCOMPARE(*stage->max, 3.0);
+        const FieldInfo* gpu = findScenarioField("cluster.gpu");
+        QVERIFY(gpu);
+        QVERIFY(std::count(gpu->choices.begin(), gpu->choices.end(), "gb200") == 1);
+        QVERIFY(findScenarioField("layout.epp") == nullptr);
+    }
+
+    void readsTheDefault() {
+        const Scenario& s = defaultScenario();
+        QCOMPARE(getScenarioField(s, "layout.ep").value(), std::string("8"));
+        QCOMPARE(getScenarioField(s, "layout.dp").value(), std::string("64"));
+        QCOMPARE(getScenarioField(s, "layout.order").value(), std::string("tp-cp-ep-dp-pp"));
+        QCOMPARE(getScenarioField(s, "layout.schedule").value(), std::string("1f1b"));
+        QCOMPARE(getScenarioField(s, "cluster.gpu").value(), std::string("h100-sxm"));
+        QCOMPARE(getScenarioField(s, "cluster.scale_up.bandwidth_gbps").value(),
+                 std::string("450"));
+        QCOMPARE(getScenarioField(s, "cluster.scale_out.topology").value(),
+                 std::string("rail-optimized"));
+        QCOMPARE(getScenarioField(s, "routing.zipf_alpha").value(), std::string("0.6"));
+        QCOMPARE(getScenarioField(s, "training.total_tokens").value(), std::string("1e+12"));
+        QCOMPARE(getScenarioField(s, "model.precision.grads").value(), std::string("fp32"));
+        QCOMPARE(getScenarioField(s, "layout.expert_placement").value(), std::string("[]"));
+        QVERIFY(!getScenarioField(s, "layout.epp").has_value());
+    }
+
+    // Writing back what was read changes nothing, for every field of every sample: the getters,
+    // the quoting of text and the --set path agree.
+    void everyFieldRoundTrips_data() {
+        QTest::addColumn<QString>("file");
+        for (const std::string& file : test::sampleFiles())
+            QTest::newRow(file.substr(file.rfind('/') + 1).c_str()) << QString::fromStdString(file);
+    }
+    void everyFieldRoundTrips() {
+        QFETCH(QString, file);
+        const LoadResult loaded = loadScenarioFile(file.toStdString());
+        QVERIFY(loaded.ok());
+        const Scenario& s = *loaded.scenario;
+        const std::string dir = file.toStdString().substr(0, file.toStdString().rfind('/'));
+        for (const FieldInfo& f : scenarioFields()) {
+            const std::string value = getScenarioField(s, f.path).value();
+            if (f.kind == FieldKind::choice)
+                QVERIFY2(std::count(f.choices.begin(), f.choices.end(), value) == 1,
+                         (f.path + " = " + value).c_str());
+            if ((f.kind == FieldKind::integer || f.kind == FieldKind::number) && f.min)
+                QVERIFY2(std::stod(value) >= *f.min, (f.path + " = " + value).c_str());
+            if ((f.kind == FieldKind::integer || f.kind == FieldKind::number) && f.max)
+                QVERIFY2(std::stod(value) <= *f.max, (f.path + " = " + value).c_str());
+            // MLA dimensions may only be written with attention: mla.
+            if (f.path.rfind("model.mla.", 0) == 0 && s.model.attention != AttentionKind::mla)
+                continue;
+            const FieldEditResult edited = setScenarioField(s, f.path, value, dir);
+            QVERIFY2(edited.ok(),
+                     (f.path + " = " + value + "\n" + messages(edited.diagnostics)).c_str());
+            QVERIFY2(*edited.scenario == s, (f.path + " = " + value).c_str());
+        }
+    }
+
+    void setsOneField() {
+        const Scenario& s = defaultScenario();
+        const FieldEditResult r = setScenarioField(s, "layout.ep", "16");
+        QVERIFY2(r.ok(), messages(r.diagnostics).c_str());
+        Scenario expected = s;
+        expected.layout.ep = 16;
+        QVERIFY(*r.scenario == expected);
+
+        const FieldEditResult alpha = setScenarioField(s, "routing.zipf_alpha", " 1.25 ");
+        QVERIFY(alpha.ok());
+        QCOMPARE(alpha.scenario->routing.zipf_alpha, 1.25);
+
+        const FieldEditResult nic = setScenarioField(s, "cluster.scale_out.nic", "cx8-800g");
+        QVERIFY(nic.ok());
+        QCOMPARE(nic.scenario->cluster.nic.bandwidth_gbps, 96.0);
+    }
+
+    // Fields whose default follows others behave as in a file that leaves them out.
+    void dependentDefaultsFollow() {
+        const Scenario& s = defaultScenario();
+        const FieldEditResult tp = setScenarioField(s, "layout.tp", "2");
+        QVERIFY2(tp.ok(), messages(tp.diagnostics).c_str());
+        QCOMPARE(tp.scenario->layout.dp, 32); // 64 GPUs / tp 2
+        const FieldEditResult gpu = setScenarioField(s, "cluster.gpu", "b200");
+        QVERIFY2(gpu.ok(), messages(gpu.diagnostics).c_str());
+        QCOMPARE(gpu.scenario->cluster.gpu.bf16_tflops, 2250.0);
+        QCOMPARE(gpu.scenario->cluster.gpu.scale_up_gbps, 900.0);
+        QCOMPARE(gpu.scenario->cluster.gpu.hbm_gb, 180.0);
+    }
+
+    void textIsTakenLiterally() {
+        const std::string name = "what-if: EP 16 # \"fast\" \\ yes";
+        const FieldEditResult r = setScenarioField(defaultScenario(), "description", name);
+        QVERIFY2(r.ok(), messages(r.diagnostics).c_str());
+        QCOMPARE(r.scenario->description, name);
+        const FieldEditResult n = setScenarioField(defaultScenario(), "model.name", "");
+        QVERIFY(n.ok());
+        QCOMPARE(n.scenario->model.name, std::string());
+    }
+
+    void refusesInvalidValuesWithTheReason() {
+        const Scenario& s = defaultScenario();
+        const FieldEditResult ep = setScenarioField(s, "layout.ep", "12");
+        QVERIFY(!ep.ok());
+        QVERIFY2(mentions(ep.diagnostics, "layout.ep = 12 does not divide model.experts = 16"),
+                 messages(ep.diagnostics).c_str());
+        for (const Diagnostic& d : ep.diagnostics)
+            QCOMPARE(d.line, 0); // no positions in text the user never saw
+
+        const FieldEditResult topology = setScenarioField(s, "cluster.scale_out.topology", "rail");
+        QVERIFY(!topology.ok());
+        QVERIFY2(mentions(topology.diagnostics, "expected one of fat-tree | rail-optimized"),
+                 messages(topology.diagnostics).c_str());
+
+        const FieldEditResult tp = setScenarioField(s, "layout.tp", "two");
+        QVERIFY(!tp.ok());
+        QVERIFY2(mentions(tp.diagnostics, "expected a whole number, got 'two'"),
+                 messages(tp.diagnostics).c_str());
+
+        const FieldEditResult typo = setScenarioField(s, "layout.epp", "2");
+        QVERIFY(!typo.ok());
+        QVERIFY2(mentions(typo.diagnostics, "did you mean 'layout.ep'"),
+                 messages(typo.diagnostics).c_str());
+
+        const FieldEditResult empty = setScenarioField(s, "layout.ep", "  ");
+        QVERIFY(!empty.ok());
+        QVERIFY(mentions(empty.diagnostics, "a value is needed"));
+    }
+
+    // The ranges in the table are the validator's: one step outside each is refused.
+    void rangesMatchValidation_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("gqa") << "dgx-h100-8x8-moe16.yaml";
+        QTest::newRow("mla") << "deepseek-v3-2048xh800.yaml";
+    }
+    void rangesMatchValidation() {
+        QFETCH(QString, file);
+        const Scenario s = loadSample(file.toStdString());
+        const bool mla = s.model.attention == AttentionKind::mla;
+        for (const FieldInfo& f : scenarioFields()) {
+            if (f.kind != FieldKind::integer && f.kind != FieldKind::number)
+                continue;
+            // Each attention kind ignores the other's fields (MLA ignores kv_heads; the mla.*
+            // fields may not even be written with GQA), so each is checked where it counts.
+            if (mla ? f.path == "model.kv_heads" : f.path.rfind("model.mla.", 0) == 0)
+                continue;
+            if (f.min) {
+                const double below = *f.min > 0 && *f.min < 1 ? 0.0 : *f.min - 1;
+                const std::string value = f.kind == FieldKind::integer
+                                              ? std::to_string(static_cast<long long>(below))
+                                              : std::to_string(below);
+                QVERIFY2(!setScenarioField(s, f.path, value).ok(), (f.path + "=" + value).c_str());
+            }
+            if (f.max && *f.max < 1e9) {
+                const std::string value = f.kind == FieldKind::integer
+                                              ? std::to_string(static_cast<long long>(*f.max + 1))
+                                              : std::to_string(*f.max + 0.5);
+                QVERIFY2(!setScenarioField(s, f.path, value).ok(), (f.path + "=" + value).c_str());
+            }
+        }
+    }
+
+    void listsAreYaml() {
+        const Scenario& s = defaultScenario();
+        const FieldEditResult r = setScenarioField(s, "layout.expert_placement",
+                                                   "[{expert: 3, ep_ranks: [0, 1], layer: 2}]");
+        QVERIFY2(r.ok(), messages(r.diagnostics).c_str());
+        QCOMPARE(r.scenario->layout.expert_placement.size(), std::size_t(1));
+        QCOMPARE(r.scenario->layout.expert_placement[0].ep_ranks, (std::vector<int>{0, 1}));
+        QCOMPARE(getScenarioField(*r.scenario, "layout.expert_placement").value(),
+                 std::string("[{expert: 3, ep_ranks: [0, 1], layer: 2}]"));
+        const FieldEditResult bad =
+            setScenarioField(s, "layout.expert_placement", "[{expert: 3, ep_ranks: [9]}]");
+        QVERIFY(!bad.ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEdits)
+#include "test_edits.moc"

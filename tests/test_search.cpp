@@ -1,0 +1,451 @@
+// Layout search: the winners the issue asks for on the two 64-GPU samples, memory forcing model
+// parallelism while TP and EP stay inside nodes, every reported layout re-evaluating to the same
+// figures, counts that add up (hand-counted on a cluster with no valid layout), pins, and the
+// same result whatever the thread count.
+//
+// The samples are edited by others (micro-batch, routing), so every field a test depends on is
+// set here explicitly.
+#include "moe/placement.h"
+#include "moe/scenario_io.h"
+#include "moe/search.h"
+#include "moe/topology.h"
+#include "moe/validate.h"
+#include "test_support.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace moe;
+
+namespace {
+
+std::optional<Scenario> loadSample(const std::string& name,
+                                   const std::vector<std::string>& overrides = {}) {
+    const LoadResult r = loadScenarioWithOverrides(test::samplePath(name), overrides);
+    if (!r.ok()) {
+        qWarning("%s", formatAll(r.diagnostics).c_str());
+        return std::nullopt;
+    }
+    return r.scenario;
+}
+
+SearchResult search(const Scenario& s, std::vector<std::string> pins = {}, int top_n = 10,
+                    int threads = 0) {
+    SearchOptions o;
+    o.pins = std::move(pins);
+    o.top_n = top_n;
+    o.threads = threads;
+    return searchLayouts(s, o);
+}
+
+GroupSpan spanOf(const Scenario& s, GroupKind k) {
+    const HardwareGraph graph = buildHardwareGraph(s.cluster);
+    return placeLayout(s, graph).spanOf(k);
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const std::string& l : lines)
+        out += "\n  " + l;
+    return out;
+}
+
+/// The first explanation line that starts with `prefix` and contains every one of `words`.
+std::string lineWith(const std::vector<std::string>& lines, const std::string& prefix,
+                     std::initializer_list<const char*> words) {
+    for (const std::string& line : lines) {
+        if (line.rfind(prefix, 0) != 0)
+            continue;
+        bool all = true;
+        for (const char* w : words)
+            all = all && line.find(w) != std::string::npos;
+        if (all)
+            return line;
+    }
+    return {};
+}
+
+int64_t rejectedTotal(const SearchResult& r) {
+    int64_t total = 0;
+    for (const RejectionCount& c : r.rejected)
+        total += c.count;
+    return total;
+}
+
+/// The fields that decide the expert layout in the issue's textbook cases, held fixed so the
+/// search answers only "where do EP and expert-DP go": experts evenly loaded (the textbook
+/// premise), one-sequence micro-batches and no pipeline, as the samples were written.
+const std::vector<std::string> kTextbookOverrides = {"routing.balance=1.0",
+                                                     "training.micro_batch=1"};
+const std::vector<std::string> kTextbookPins = {"layout.pp=1", "training.micro_batch=1"};
+
+} // namespace
+
+class TestSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultSampleTextbookWinner() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml", kTextbookOverrides);
+        QVERIFY(s);
+        const SearchResult r = search(*s, kTextbookPins);
+        QVERIFY(r.ok());
+        QVERIFY(r.found());
+        const Scenario& win = r.ranked.front().scenario;
+        const std::string why = joined(r.explanation);
+        QVERIFY2(win.layout.tp == 1 && win.layout.ep == 8 && win.layout.expertDp() == 8,
+                 (layoutSummary(win) + why).c_str());
+        // EP=8 fills one 8-GPU node; each expert's 8 replicas sit one per node.
+        const GroupSpan ep = spanOf(win, GroupKind::ep);
+        QCOMPARE(ep.domains, 1);
+        QCOMPARE(ep.gpus, 8);
+        const GroupSpan edp = spanOf(win, GroupKind::edp);
+        QCOMPARE(edp.nodes, 8);
+        QCOMPARE(edp.max_gpus_per_domain, 1);
+        // The explanation names NVLink for the all-to-all and InfiniBand for the gradient sync.
+        QVERIFY2(!lineWith(r.explanation, "MoE all-to-all", {"EP=8", "NVLink only"}).empty(),
+                 why.c_str());
+        QVERIFY2(!lineWith(r.explanation, "expert gradient sync", {"InfiniBand only"}).empty(),
+                 why.c_str());
+        QVERIFY2(!lineWith(r.explanation, "Layout: EP=8 inside nodes",
+                           {"all-to-all rides NVLink", "InfiniBand"})
+                      .empty(),
+                 why.c_str());
+        // The best layout with another EP puts it across two nodes and loses on InfiniBand
+        // all-to-all time; the line is the runner-up's or "best with another EP", and its
+        // percentage is the figures' own.
+        const SearchCandidate* other = nullptr;
+        for (const SearchCandidate& c : r.ranked)
+            if (!other && c.scenario.layout.ep != 8)
+                other = &c;
+        QVERIFY(other);
+        QCOMPARE(other->scenario.layout.ep, 16);
+        QCOMPARE(spanOf(other->scenario, GroupKind::ep).nodes, 2);
+        const std::string tag = "(#" + std::to_string(other->rank) + "): EP=16 across 2 nodes";
+        std::string line;
+        for (const std::string& l : r.explanation)
+            if (l.find(tag) != std::string::npos &&
+                l.find("all-to-all time on InfiniBand") != std::string::npos)
+                line = l;
+        QVERIFY2(!line.empty(), why.c_str());
+        const double loss = other->figures.step_time_s / r.ranked[0].figures.step_time_s - 1.0;
+        const std::string percent =
+            (loss >= 0 ? "+" : "") + std::to_string(std::lround(loss * 100)) + "% step time";
+        QVERIFY2(line.find(percent) != std::string::npos, (line + " / " + percent).c_str());
+    }
+
+    void sixteenGpuNodesTextbookWinner() {
+        const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml", kTextbookOverrides);
+        QVERIFY(s);
+        const SearchResult r = search(*s, kTextbookPins);
+        QVERIFY(r.found());
+        const Scenario& win = r.ranked.front().scenario;
+        QVERIFY2(win.layout.ep == 16 && win.layout.expertDp() == 4 && win.layout.tp == 1,
+                 (layoutSummary(win) + joined(r.explanation)).c_str());
+        const GroupSpan ep = spanOf(win, GroupKind::ep);
+        QCOMPARE(ep.domains, 1);
+        QCOMPARE(ep.gpus, 16);
+        QCOMPARE(spanOf(win, GroupKind::edp).nodes, 4);
+        QVERIFY(!lineWith(r.explanation, "MoE all-to-all", {"EP=16", "NVLink only"}).empty());
+    }
+
+    /// The samples as shipped route with a skew (Zipf 0.6 blended half-way to uniform). The model
+    /// then charges EP=8 (two experts per rank) an imbalance wait that fewer, fuller EP ranks
+    /// avoid, and the winner moves away from the textbook layout. Whatever it is, the textbook
+    /// layout must have been evaluated and must lose by less than its extra imbalance wait:
+    /// that figure, not a search defect, decides.
+    void samplesAsShippedImbalanceDecides_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("textbook_ep");
+        QTest::newRow("dgx-h100-8x8") << "dgx-h100-8x8-moe16.yaml" << 8;
+        QTest::newRow("16gpu-nodes") << "16gpu-nodes-4x16-moe16.yaml" << 16;
+    }
+    void samplesAsShippedImbalanceDecides() {
+        QFETCH(QString, file);
+        QFETCH(int, textbook_ep);
+        const auto s = loadSample(file.toStdString());
+        QVERIFY(s);
+        const SearchResult r = search(*s, {}, 1'000'000);
+        QVERIFY(r.found());
+        const SearchCandidate& win = r.ranked.front();
+        const LayoutSpec& wl = win.scenario.layout;
+        if (wl.ep == textbook_ep && wl.tp == 1 && spanOf(win.scenario, GroupKind::ep).domains == 1)
+            return; // the textbook answer
+        const SearchCandidate* textbook = nullptr;
+        for (const SearchCandidate& c : r.ranked) {
+            const LayoutSpec& l = c.scenario.layout;
+            if (l.ep == textbook_ep && l.tp == 1 && l.pp == 1 && l.cp == 1 &&
+                spanOf(c.scenario, GroupKind::ep).domains == 1) {
+                textbook = &c;
+                break;
+            }
+        }
+        QVERIFY2(textbook, "the textbook layout was never evaluated");
+        const double gap = textbook->figures.step_time_s - win.figures.step_time_s;
+        const double extra_wait = textbook->figures.step[StepItem::imbalance_wait] -
+                                  win.figures.step[StepItem::imbalance_wait];
+        qInfo("%s: winner %s; textbook #%d loses %.0f ms, %.0f ms of it imbalance wait",
+              qPrintable(file), layoutSummary(win.scenario).c_str(), textbook->rank, gap * 1e3,
+              extra_wait * 1e3);
+        QVERIFY2(gap > 0 && extra_wait > gap, joined(r.explanation).c_str());
+    }
+
+    /// Less HBM: the winner adds TP or PP, keeps TP inside a node, and never puts TP or EP
+    /// across nodes while an in-node alternative within 2% fits.
+    void tightMemoryAddsModelParallelismInsideNodes_data() {
+        QTest::addColumn<QStringList>("pins");
+        QTest::newRow("free") << QStringList{};
+        QTest::newRow("no pipeline") << QStringList{"layout.pp=1"};
+    }
+    void tightMemoryAddsModelParallelismInsideNodes() {
+        QFETCH(QStringList, pins);
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml", {"cluster.gpu_overrides.hbm_gb=48"});
+        QVERIFY(s);
+        std::vector<std::string> pin_list;
+        for (const QString& p : pins)
+            pin_list.push_back(p.toStdString());
+        const SearchResult r = search(*s, pin_list, 1'000'000);
+        QVERIFY(r.found());
+        const Scenario& win = r.ranked.front().scenario;
+        const std::string why = layoutSummary(win) + joined(r.explanation);
+        QVERIFY2(win.layout.tp > 1 || win.layout.pp > 1, why.c_str());
+        if (pins.contains("layout.pp=1"))
+            QVERIFY2(win.layout.tp > 1, why.c_str());
+        QCOMPARE(spanOf(win, GroupKind::tp).domains, 1);
+        QVERIFY2(!lineWith(r.explanation, "Memory: ", {"does not fit", "GB > 48.0 GB"}).empty(),
+                 why.c_str());
+        // The cheapest TP=1 / PP=1 layout really does not fit (the memory line is true).
+        QVERIFY(r.rejectedCount(RejectReason::memory) > 0);
+        if (spanOf(win, GroupKind::ep).domains > 1) {
+            for (const SearchCandidate& c : r.ranked) {
+                if (spanOf(c.scenario, GroupKind::ep).domains == 1)
+                    QVERIFY2(c.figures.step_time_s > 1.02 * r.ranked[0].figures.step_time_s,
+                             layoutSummary(c.scenario).c_str());
+            }
+        }
+        for (const SearchCandidate& c : r.ranked)
+            QCOMPARE(spanOf(c.scenario, GroupKind::tp).domains, 1);
+        // Narrower layouts fit, so the wide ones were counted, not searched.
+        QVERIFY(r.rejectedCount(RejectReason::wide_tp) > 0);
+    }
+
+    /// Every ranked and Pareto layout evaluates to exactly the figures the search reported; the
+    /// counts add up; the Pareto front holds the winner and nothing it lists is dominated.
+    void reportedLayoutsReEvaluate() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml", {"cluster.gpu_overrides.hbm_gb=64"});
+        QVERIFY(s);
+        const SearchResult r = search(*s, {}, 1'000'000);
+        QVERIFY(r.found());
+        QCOMPARE(r.evaluated, static_cast<int64_t>(r.ranked.size()));
+        QCOMPARE(rejectedTotal(r) + r.evaluated, r.candidates);
+        auto same = [](const SearchCandidate& c) {
+            const SearchFigures f = figuresOf(evaluate(c.scenario));
+            return f.step_time_s == c.figures.step_time_s &&
+                   f.tokens_per_s == c.figures.tokens_per_s &&
+                   f.memory_bytes == c.figures.memory_bytes &&
+                   f.margin_bytes == c.figures.margin_bytes &&
+                   f.cross_node_bytes == c.figures.cross_node_bytes &&
+                   f.step.seconds == c.figures.step.seconds && c.figures.fits &&
+                   !hasErrors(validateScenario(c.scenario));
+        };
+        for (size_t i = 0; i < r.ranked.size(); i += 1 + r.ranked.size() / 50)
+            QVERIFY2(same(r.ranked[i]), layoutSummary(r.ranked[i].scenario).c_str());
+        for (const SearchCandidate& c : r.pareto)
+            QVERIFY2(same(c), layoutSummary(c.scenario).c_str());
+        // Ranked by step time, ranks 1..n.
+        for (size_t i = 0; i < r.ranked.size(); ++i) {
+            QCOMPARE(r.ranked[i].rank, static_cast<int>(i) + 1);
+            if (i > 0)
+                QVERIFY(r.ranked[i - 1].figures.step_time_s <= r.ranked[i].figures.step_time_s);
+        }
+        QVERIFY(!r.pareto.empty());
+        QCOMPARE(r.pareto.front().rank, 1);
+        QVERIFY(r.pareto_total >= static_cast<int64_t>(r.pareto.size()));
+        for (const SearchCandidate& p : r.pareto) {
+            for (const SearchCandidate& c : r.ranked) {
+                const SearchFigures& a = c.figures;
+                const SearchFigures& b = p.figures;
+                const bool dominates =
+                    a.step_time_s <= b.step_time_s && a.margin_bytes >= b.margin_bytes &&
+                    a.cross_node_bytes <= b.cross_node_bytes &&
+                    (a.step_time_s < b.step_time_s || a.margin_bytes > b.margin_bytes ||
+                     a.cross_node_bytes < b.cross_node_bytes);
+                QVERIFY2(!dominates,
+                         (layoutSummary(c.scenario) + " dominates " + layoutSummary(p.scenario))
+                             .c_str());
+            }
+        }
+    }
+
+    /// The search skips heavier recomputation when a lighter one fits, because it is never
+    /// faster; check that on the leading layouts against evaluate().
+    void skippedRecomputeIsNeverFaster() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        const SearchResult r = search(*s, {"layout.pp=1"}, 5);
+        QVERIFY(r.found());
+        QVERIFY(r.rejectedCount(RejectReason::recompute) > 0);
+        for (const SearchCandidate& c : r.ranked) {
+            for (const Recompute heavier : {Recompute::selective, Recompute::full}) {
+                if (heavier <= c.scenario.training.recompute)
+                    continue;
+                Scenario v = c.scenario;
+                v.training.recompute = heavier;
+                QVERIFY2(evaluate(v).step_time_s >= c.figures.step_time_s,
+                         layoutSummary(v).c_str());
+            }
+        }
+    }
+
+    void sameResultWhateverTheThreadCount() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        const std::vector<std::string> pins = {"layout.pp=2"};
+        const SearchResult one = search(*s, pins, 50, 1);
+        const SearchResult two = search(*s, pins, 50, 2);
+        QCOMPARE(one.threads, 1);
+        QCOMPARE(two.threads, 2);
+        QCOMPARE(one.candidates, two.candidates);
+        QCOMPARE(one.evaluated, two.evaluated);
+        QCOMPARE(one.ranked.size(), two.ranked.size());
+        for (size_t i = 0; i < one.ranked.size(); ++i) {
+            QVERIFY(one.ranked[i].scenario == two.ranked[i].scenario);
+            QVERIFY(one.ranked[i].figures.step_time_s == two.ranked[i].figures.step_time_s);
+        }
+        for (int i = 0; i < kRejectReasonCount; ++i) {
+            QCOMPARE(one.rejected[static_cast<size_t>(i)].count,
+                     two.rejected[static_cast<size_t>(i)].count);
+            QCOMPARE(one.rejected[static_cast<size_t>(i)].example,
+                     two.rejected[static_cast<size_t>(i)].example);
+        }
+        QCOMPARE(one.explanation, two.explanation);
+        QVERIFY(one.evaluated_per_s > 0 && one.candidates_per_s >= one.evaluated_per_s);
+    }
+
+    void pinsRestrictTheSpace() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        const SearchResult r = search(
+            *s, {"layout.tp=1", "training.micro_batch=1", "layout.ep=4", "layout.ep=8"}, 1000);
+        QVERIFY(r.found());
+        for (const SearchCandidate& c : r.ranked) {
+            QCOMPARE(c.scenario.layout.tp, 1);
+            QCOMPARE(c.scenario.training.micro_batch, 1);
+            QVERIFY(c.scenario.layout.ep == 4 || c.scenario.layout.ep == 8);
+        }
+        QVERIFY(r.rejectedCount(RejectReason::pin) > 0);
+        QCOMPARE(rejectedTotal(r) + r.evaluated, r.candidates);
+        // A pinned micro-batch above the default cap is still tried.
+        const SearchResult big = search(*s, {"training.micro_batch=8", "layout.pp=4"}, 5);
+        QVERIFY(big.found());
+        QCOMPARE(big.ranked.front().scenario.training.micro_batch, 8);
+    }
+
+    void badPins() {
+        const Diagnostics d = checkPins({"layout.tp=0", "layout.bogus=1", "layout.order=tp-cp",
+                                         "training.recompute=sometimes", "layout.tp"});
+        QCOMPARE(d.size(), size_t{5});
+        QCOMPARE(d[0].field, std::string("layout.tp"));
+        QVERIFY(d[1].message.find("pinnable keys") != std::string::npos);
+        QVERIFY(checkPins({"layout.schedule=dualpipe", "layout.order=tp-cp-dp-ep-pp"}).empty());
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        const SearchResult r = search(*s, {"layout.tp=two"});
+        QVERIFY(!r.ok());
+        QVERIFY(!r.found());
+        QCOMPARE(r.candidates, int64_t{0});
+    }
+
+    /// 7 GPUs in one node, 4 layers: 7 divides neither the heads, the experts nor the batch,
+    /// and a 7-stage pipeline is deeper than the model (so PP is not tried). Hand count, each
+    /// with 3 recompute levels:
+    ///   TP=1 DP=7 (micro-batch 1): EP=1 (orders equivalent) -> 3, batch 512 % 7;
+    ///     EP=2, EP=4 (2 orders) -> 2 x 6, EP does not divide 7
+    ///   TP=7 DP=1 (micro-batches 1, 2, 4), 32 heads % 7: EP=1 with ETP=1 or 7 (orders
+    ///     equivalent) -> 2 x 9; EP=2, EP=4 with ETP=1 or 7 (2 orders) -> 4 x 18
+    ///   = 3 batch + 102 divisibility = 105.
+    void noValidLayoutSaysWhy() {
+        const auto loaded = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(loaded);
+        Scenario s = *loaded;
+        s.cluster.nodes = 1;
+        s.cluster.gpus_per_node = 7;
+        s.cluster.nics_per_node = 7;
+        s.model.layers = 4;
+        s.model.dense_layers = 0;
+        s.model.heads = 32;
+        s.model.kv_heads = 8;
+        s.model.experts = 16;
+        s.model.expert_ffn_hidden = 8192;
+        s.model.seq_len = 4096;
+        s.training.global_batch = 512;
+        s.training.micro_batch = 1;
+        s.layout = LayoutSpec{}; // tp=cp=pp=dp=ep=etp=1: invalid for 7 GPUs, the search fixes it
+        const SearchResult r = search(s);
+        QVERIFY(r.ok());
+        QVERIFY(!r.found());
+        QVERIFY(r.ranked.empty() && r.pareto.empty());
+        QCOMPARE(r.evaluated, int64_t{0});
+        QCOMPARE(r.candidates, int64_t{105});
+        QCOMPARE(r.rejectedCount(RejectReason::batch), int64_t{3});
+        QCOMPARE(r.rejectedCount(RejectReason::divisibility), int64_t{102});
+        QCOMPARE(rejectedTotal(r), r.candidates);
+        const std::string why = joined(r.explanation);
+        QVERIFY2(!lineWith(r.explanation, "No valid layout: all 105 candidates were rejected",
+                           {"divisibility 102", "batch 3"})
+                      .empty(),
+                 why.c_str());
+        QVERIFY2(
+            !lineWith(r.explanation, "global batch not divisible", {"e.g. training.global_batch"})
+                 .empty(),
+            why.c_str());
+    }
+
+    /// 10 GB of HBM: everything valid fails on memory; the wide TP layouts are searched too
+    /// (nothing narrower fits) and the closest miss is named.
+    void outOfMemoryEverywhere() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml", {"cluster.gpu_overrides.hbm_gb=10"});
+        QVERIFY(s);
+        const SearchResult r = search(*s);
+        QVERIFY(r.ok());
+        QVERIFY(!r.found());
+        QVERIFY(r.rejectedCount(RejectReason::memory) > 0);
+        QCOMPARE(r.rejectedCount(RejectReason::wide_tp), int64_t{0});
+        QCOMPARE(rejectedTotal(r), r.candidates);
+        QVERIFY(
+            !lineWith(r.explanation, "Closest to fitting: ", {"over the 10.0 GB of HBM"}).empty());
+        QVERIFY(r.input);
+        QVERIFY(!r.input->figures.fits);
+        QCOMPARE(r.input->rank, 0);
+    }
+
+    /// DeepSeek-V3 on 2048 H800, restricted to the published pipeline so the test stays fast:
+    /// the search keeps node-limited routing and ranks the published layout.
+    void deepSeekPublishedPipelineSlice() {
+        const auto s = loadSample("deepseek-v3-2048xh800.yaml");
+        QVERIFY(s);
+        const SearchResult r =
+            search(*s,
+                   {"layout.tp=1", "layout.cp=1", "layout.pp=16", "layout.schedule=dualpipe",
+                    "training.micro_batch=" + std::to_string(s->training.micro_batch)},
+                   1000);
+        QVERIFY(r.found());
+        QVERIFY(r.input);
+        QVERIFY2(r.input->rank > 0, joined(r.explanation).c_str());
+        QCOMPARE(r.ranked[static_cast<size_t>(r.input->rank - 1)].scenario, *s);
+        for (const SearchCandidate& c : r.ranked) {
+            QCOMPARE(c.scenario.layout.max_nodes_per_token, s->layout.max_nodes_per_token);
+            QCOMPARE(c.scenario.layout.pp, 16);
+        }
+        const SearchCandidate& win = r.ranked.front();
+        QVERIFY(figuresOf(evaluate(win.scenario)).step_time_s == win.figures.step_time_s);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearch)
+#include "test_search.moc"

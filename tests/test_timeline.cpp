@@ -1,0 +1,836 @@
+// The step timeline: closed-form pipeline oracles (GPipe, 1F1B, interleaved, DualPipe) on
+// hand-built and scenario-derived inputs, durations that agree with evaluate(), exposed gradient
+// sync on the critical path, skew that lengthens the step by what the hot GPU adds, termination on
+// every schedule of every sample and of random scenarios, per-GPU queries, the step-time
+// distribution, and the Chrome trace / CSV exports (parsed with QJsonDocument) through the library
+// and the CLI.
+#include "test_support.h"
+
+#include "moe/evaluate.h"
+#include "moe/scenario_io.h"
+#include "moe/timeline.h"
+
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+
+using namespace moe;
+
+namespace {
+
+/// Every layer costs f forward and b backward (attention only); `layers_per_chunk` per chunk.
+TimelineInput uniformInput(PipelineSchedule schedule, int pp, int vpp, int m,
+                           int layers_per_chunk = 2, double f = 1.0, double b = 2.0) {
+    TimelineInput in;
+    in.schedule = schedule;
+    in.pp = pp;
+    in.vpp = vpp;
+    in.micro_batches = m;
+    in.layers = pp * vpp * layers_per_chunk;
+    for (int c = 0; c <= pp * vpp; ++c)
+        in.chunk_first.push_back(c * layers_per_chunk);
+    in.costs.resize(static_cast<size_t>(in.layers));
+    for (int l = 0; l < in.layers; ++l) {
+        in.costs[static_cast<size_t>(l)].layer = l;
+        in.costs[static_cast<size_t>(l)].attention_fwd_s = f;
+        in.costs[static_cast<size_t>(l)].attention_bwd_s = b;
+    }
+    in.optimizer_s.assign(static_cast<size_t>(pp), 0.0);
+    return in;
+}
+
+Scenario defaultWith(const std::vector<std::string>& overrides) {
+    const LoadResult r =
+        loadScenarioTextWithOverrides(defaultScenarioYaml(), "<test>", ".", overrides);
+    if (!r.ok())
+        qWarning("%s", formatAll(r.diagnostics).c_str());
+    return r.ok() ? *r.scenario : Scenario{};
+}
+
+bool near(double a, double b, double rel = 1e-9) {
+    return std::fabs(a - b) <= rel * std::max({1e-12, std::fabs(a), std::fabs(b)});
+}
+
+/// Invariants every simulated step satisfies; returns an empty string or the first violation.
+std::string checkInvariants(const Timeline& t) {
+    if (!t.ok())
+        return "error: " + t.error;
+    if (!(t.step_time_s > 0) || !std::isfinite(t.step_time_s))
+        return "step time " + std::to_string(t.step_time_s);
+    if (t.critical_path.empty())
+        return "no critical path";
+    // The critical path is contiguous from 0 to the step's end.
+    double at = 0, sum = 0;
+    for (const CriticalStep& c : t.critical_path) {
+        const Span& s = t.rows[static_cast<size_t>(c.row)].spans[static_cast<size_t>(c.span)];
+        if (!near(s.start_s, at, 1e-9) && std::fabs(s.start_s - at) > 1e-12)
+            return "critical path gap at " + std::to_string(at) + " -> " +
+                   std::to_string(s.start_s);
+        at = s.end_s;
+    }
+    if (!near(at, t.step_time_s))
+        return "critical path ends at " + std::to_string(at);
+    for (const double v : t.critical_s)
+        sum += v;
+    if (!near(sum, t.step_time_s, 1e-6))
+        return "critical items sum to " + std::to_string(sum);
+    // Rows sorted by start; each stream's spans never overlap; nothing past the step's end.
+    for (const TimelineRow& row : t.rows) {
+        double last_start = 0;
+        double stream_end[kTimelineStreamCount] = {};
+        for (const Span& s : row.spans) {
+            if (s.start_s < last_start)
+                return "row not sorted";
+            last_start = s.start_s;
+            const int k = static_cast<int>(s.stream);
+            if (s.start_s < stream_end[k] - 1e-9 * t.step_time_s)
+                return "stream overlap";
+            stream_end[k] = s.end_s;
+            if (s.end_s > t.step_time_s * (1 + 1e-12) || s.end_s < s.start_s)
+                return "span outside the step";
+        }
+    }
+    return {};
+}
+
+/// Compute of one micro-batch (forward + backward) on a stage at the mean load, as evaluate()
+/// charges it.
+double computeItems(const StepBreakdown& b) {
+    return b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
+           b[StepItem::expert_compute];
+}
+
+/// Per-layer compute (forward + backward) of an input's layer.
+double layerCompute(const LayerCosts& k) {
+    return k.attention_fwd_s + k.attention_bwd_s + k.ffn_fwd_s + k.ffn_bwd_s + k.router_fwd_s +
+           k.router_bwd_s + k.expert_fwd_s + k.expert_bwd_s + k.lm_head_fwd_s + k.lm_head_bwd_s;
+}
+
+double layerAllToAll(const LayerCosts& k) {
+    return k.dispatch_fwd_s + k.combine_fwd_s + k.combine_bwd_s + k.dispatch_bwd_s;
+}
+
+struct Run {
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+Run moePlan(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(MOE_PLAN_EXE), args);
+    Run r;
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    if (p.exitStatus() == QProcess::NormalExit)
+        r.code = p.exitCode();
+    return r;
+}
+
+/// Structure of a Chrome trace: returns the number of "X" events, or -1 (with a warning).
+int checkTrace(const QByteArray& json, const Timeline& t, const std::vector<int>& gpus) {
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject()) {
+        qWarning("trace is not a JSON object: %s", qPrintable(error.errorString()));
+        return -1;
+    }
+    const QJsonValue events_value = doc.object().value("traceEvents");
+    if (!events_value.isArray()) {
+        qWarning("no traceEvents array");
+        return -1;
+    }
+    QSet<int> named_pids;
+    QSet<QPair<int, int>> named_tids, used_tids;
+    QSet<int> used_pids;
+    int spans = 0;
+    double last_end_us = 0;
+    for (const QJsonValue& v : events_value.toArray()) {
+        const QJsonObject e = v.toObject();
+        const QString ph = e.value("ph").toString();
+        const int pid = e.value("pid").toInt(-1);
+        if (ph == "M") {
+            const QString name = e.value("name").toString();
+            if (name == "process_name" && e.value("args").toObject().contains("name"))
+                named_pids.insert(pid);
+            if (name == "thread_name" && e.value("args").toObject().contains("name"))
+                named_tids.insert({pid, e.value("tid").toInt(-1)});
+            continue;
+        }
+        if (ph != "X") {
+            qWarning("unexpected phase %s", qPrintable(ph));
+            return -1;
+        }
+        ++spans;
+        const QJsonValue ts = e.value("ts"), dur = e.value("dur");
+        if (!ts.isDouble() || !dur.isDouble() || ts.toDouble() < 0 || dur.toDouble() < 0 ||
+            !e.value("pid").isDouble() || !e.value("tid").isDouble() ||
+            e.value("name").toString().isEmpty()) {
+            qWarning("bad X event");
+            return -1;
+        }
+        const int tid = e.value("tid").toInt();
+        const int gpu = tid / kTimelineStreamCount;
+        if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end() || t.nodeOfGpu(gpu) != pid) {
+            qWarning("event of GPU %d on process %d", gpu, pid);
+            return -1;
+        }
+        const QJsonObject args = e.value("args").toObject();
+        if (!args.contains("layer") || !args.contains("microbatch") || !args.contains("bytes")) {
+            qWarning("event without layer / microbatch / bytes args");
+            return -1;
+        }
+        used_pids.insert(pid);
+        used_tids.insert({pid, tid});
+        last_end_us = std::max(last_end_us, ts.toDouble() + dur.toDouble());
+    }
+    for (const int pid : used_pids)
+        if (!named_pids.contains(pid)) {
+            qWarning("process %d has no name", pid);
+            return -1;
+        }
+    for (const auto& tid : used_tids)
+        if (!named_tids.contains(tid)) {
+            qWarning("thread %d has no name", tid.second);
+            return -1;
+        }
+    // Microseconds: the last span ends at the step's end.
+    if (!near(last_end_us, t.step_time_s * 1e6, 1e-6)) {
+        qWarning("trace ends at %f us, the step at %f s", last_end_us, t.step_time_s);
+        return -1;
+    }
+    return spans;
+}
+
+} // namespace
+
+class TestTimeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- closed-form oracles -----------------------------------------------------------------
+
+    void closedForms_data() {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<double>("expected");
+        // Two layers per chunk of F = 1, B = 2: a stage's micro-batch costs F+B = 6 (x vpp).
+        // GPipe and 1F1B: (m + p - 1) * 6.
+        const int gpipe = static_cast<int>(PipelineSchedule::gpipe);
+        const int f1b1 = static_cast<int>(PipelineSchedule::one_f_one_b);
+        const int inter = static_cast<int>(PipelineSchedule::interleaved);
+        const int dual = static_cast<int>(PipelineSchedule::dualpipe);
+        QTest::newRow("gpipe p4 m8") << gpipe << 4 << 1 << 8 << 66.0;
+        QTest::newRow("gpipe p1 m3") << gpipe << 1 << 1 << 3 << 18.0;
+        QTest::newRow("gpipe p8 m2") << gpipe << 8 << 1 << 2 << 54.0;
+        QTest::newRow("1f1b p4 m8") << f1b1 << 4 << 1 << 8 << 66.0;
+        QTest::newRow("1f1b p1 m5") << f1b1 << 1 << 1 << 5 << 30.0;
+        QTest::newRow("1f1b p8 m2 (m < p)") << f1b1 << 8 << 1 << 2 << 54.0;
+        QTest::newRow("1f1b p4 m1") << f1b1 << 4 << 1 << 1 << 24.0;
+        QTest::newRow("1f1b p16 m64") << f1b1 << 16 << 1 << 64 << 474.0;
+        // Interleaved: m * v*6 + (p - 1) * v*6 / v = m * 6v + (p - 1) * 6.
+        QTest::newRow("interleaved p4 v2 m8") << inter << 4 << 2 << 8 << 114.0;
+        QTest::newRow("interleaved p2 v3 m4") << inter << 2 << 3 << 4 << 78.0;
+        QTest::newRow("interleaved p4 v2 m4 (all warm-up)") << inter << 4 << 2 << 4 << 66.0;
+        QTest::newRow("interleaved p8 v4 m32") << inter << 8 << 4 << 32 << 810.0;
+        QTest::newRow("interleaved p1 v2 m3") << inter << 1 << 2 << 3 << 36.0;
+        QTest::newRow("interleaved v1 = 1f1b") << inter << 4 << 1 << 8 << 66.0;
+        // DualPipe (F = 2, B = 4, W = B/2 = 2, F&B = F + B): m * 6 + (p/2 - 1)(6 + 4 - 6).
+        QTest::newRow("dualpipe p2 m4") << dual << 2 << 1 << 4 << 24.0;
+        QTest::newRow("dualpipe p4 m8") << dual << 4 << 1 << 8 << 52.0;
+        QTest::newRow("dualpipe p8 m16") << dual << 8 << 1 << 16 << 108.0;
+        QTest::newRow("dualpipe p16 m32") << dual << 16 << 1 << 32 << 220.0;
+        QTest::newRow("dualpipe p4 m20") << dual << 4 << 1 << 20 << 124.0;
+    }
+
+    void closedForms() {
+        QFETCH(int, schedule);
+        QFETCH(int, pp);
+        QFETCH(int, vpp);
+        QFETCH(int, m);
+        QFETCH(double, expected);
+        const Timeline t =
+            simulateTimeline(uniformInput(static_cast<PipelineSchedule>(schedule), pp, vpp, m));
+        QVERIFY2(t.ok(), t.error.c_str());
+        QCOMPARE(t.step_time_s, expected);
+        const std::string problem = checkInvariants(t);
+        QVERIFY2(problem.empty(), problem.c_str());
+        // Every GPU (here: every row) computes m micro-batches forward and backward.
+        for (const TimelineRow& row : t.rows) {
+            double busy = 0;
+            for (const Span& s : row.spans)
+                busy += s.duration_s();
+            QCOMPARE(busy, 6.0 * vpp * m);
+        }
+    }
+
+    /// The same closed forms with durations from evaluate(): the default MoE model on 4 stages,
+    /// zero communication and uniform load, LM head and optimizer removed so the stages are
+    /// identical; t = one stage's compute per micro-batch from StageResult::times.
+    void scenarioClosedForms_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<int>("vpp");
+        QTest::newRow("gpipe") << "gpipe" << 1;
+        QTest::newRow("1f1b") << "1f1b" << 1;
+        QTest::newRow("interleaved") << "interleaved" << 2;
+        QTest::newRow("dualpipe") << "dualpipe" << 1;
+    }
+
+    void scenarioClosedForms() {
+        QFETCH(QString, schedule);
+        QFETCH(int, vpp);
+        const Scenario s =
+            defaultWith({"layout.pp=4", "layout.dp=16", "training.recompute=none",
+                         "layout.schedule=" + schedule.toStdString(),
+                         "layout.vpp=" + std::to_string(vpp), "training.global_batch=256"});
+        QCOMPARE(s.layout.pp, 4);
+        const Report report = evaluate(s);
+        TimelineOptions options;
+        options.zero_communication = true;
+        options.uniform_load = true;
+        TimelineInput in = timelineInput(s, report, options);
+        QCOMPARE(in.lanes, 1);
+        for (LayerCosts& k : in.costs)
+            k.lm_head_fwd_s = k.lm_head_bwd_s = 0;
+        std::fill(in.optimizer_s.begin(), in.optimizer_s.end(), 0.0);
+        const Timeline t = simulateTimeline(in, options);
+        QVERIFY2(t.ok(), t.error.c_str());
+
+        const StageTimes& st = report.stages[0].times;
+        const double layer = st.attention_fwd_s + st.attention_bwd_s + st.router_fwd_s +
+                             st.router_bwd_s + st.shared_fwd_s + st.shared_bwd_s + st.expert_fwd_s +
+                             st.expert_bwd_s;
+        const double tmb = layer * 24 / 4; // 6 MoE layers per stage
+        const double m = report.micro_batches;
+        QCOMPARE(report.micro_batches, 256 / (16 * 2));
+        const double p = 4;
+        double expected = 0;
+        if (schedule == "interleaved")
+            expected = m * tmb + (p - 1) * tmb / vpp;
+        else if (schedule == "dualpipe")
+            expected = m * tmb + (p / 2 - 1) * (2.0 * tmb / 3.0); // (F&B + B - 3W), W = B/2
+        else
+            expected = (m + p - 1) * tmb;
+        QVERIFY2(near(t.step_time_s, expected, 1e-12),
+                 qPrintable(QString("%1 vs %2").arg(t.step_time_s, 0, 'g', 17).arg(expected)));
+        // evaluate()'s own bubble formula agrees on the same t.
+        if (schedule == "dualpipe")
+            QVERIFY(near(expected - m * tmb, (p / 2 - 1) * (tmb + 2 * tmb / 3 - tmb)));
+    }
+
+    /// Unequal stages (the last holds the LM head): 1F1B and GPipe take m * t_last plus the
+    /// other stages once, with t from evaluate()'s per-micro-batch items.
+    void unequalStages() {
+        for (const char* schedule : {"1f1b", "gpipe"}) {
+            const Scenario s = defaultWith({"layout.pp=4", "layout.dp=16",
+                                            std::string("layout.schedule=") + schedule,
+                                            "training.global_batch=256"});
+            const Report report = evaluate(s);
+            TimelineOptions options;
+            options.zero_communication = true;
+            options.uniform_load = true;
+            TimelineInput in = timelineInput(s, report, options);
+            std::fill(in.optimizer_s.begin(), in.optimizer_s.end(), 0.0);
+            const Timeline t = simulateTimeline(in, options);
+            QVERIFY2(t.ok(), t.error.c_str());
+            double expected = report.micro_batches * computeItems(report.stages[3].per_micro_batch);
+            for (int st = 0; st < 3; ++st)
+                expected += computeItems(report.stages[static_cast<size_t>(st)].per_micro_batch);
+            QVERIFY2(
+                near(t.step_time_s, expected, 1e-12),
+                qPrintable(QString("%1: %2 vs %3").arg(schedule).arg(t.step_time_s).arg(expected)));
+        }
+    }
+
+    // ---- durations from the performance model --------------------------------------------------
+
+    void durationsMatchEvaluate_data() {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"dgx-h100-8x8-moe16.yaml", "mixtral-8x7b-32xh100.yaml",
+                              "dense-70b-64xh100.yaml", "deepseek-v3-2048xh800.yaml"})
+            QTest::newRow(f) << QString(f);
+    }
+
+    void durationsMatchEvaluate() {
+        QFETCH(QString, file);
+        const LoadResult r = loadScenarioFile(moe::test::samplePath(file.toStdString()));
+        QVERIFY(r.ok());
+        const Scenario& s = *r.scenario;
+        const Report report = evaluate(s);
+        TimelineOptions uniform;
+        uniform.uniform_load = true;
+        const TimelineInput mean = timelineInput(s, report, uniform);
+        const TimelineInput sampled = timelineInput(s, report);
+        QCOMPARE(static_cast<int>(report.stages.size()), mean.pp);
+        const bool dualpipe = s.layout.schedule == PipelineSchedule::dualpipe;
+        for (const StageResult& st : report.stages) {
+            double compute = 0, a2a = 0, tp = 0, cp = 0, hot_extra = 0;
+            for (const int l : st.layers.layer_indices) {
+                const LayerCosts& k = mean.costs[static_cast<size_t>(l)];
+                compute += layerCompute(k);
+                a2a += layerAllToAll(k);
+                tp += 2 * (k.tp_fwd_s + k.tp_bwd_s);
+                cp += k.cp_fwd_s + k.cp_bwd_s;
+                // The lane that paces slowest is the EP group evaluate() charges.
+                double worst = 0;
+                for (int lane = 0; lane < sampled.lanes; ++lane) {
+                    const LayerCosts& h =
+                        sampled.costs[static_cast<size_t>(lane) * sampled.layers + l];
+                    worst = std::max(worst, h.expert_fwd_s + h.expert_bwd_s + layerAllToAll(h));
+                }
+                if (k.moe)
+                    hot_extra += worst - (k.expert_fwd_s + k.expert_bwd_s + layerAllToAll(k));
+            }
+            const StepBreakdown& b = st.per_micro_batch;
+            QVERIFY2(near(compute, computeItems(b)), qPrintable(QString("stage %1 compute %2 vs %3")
+                                                                    .arg(st.layers.stage)
+                                                                    .arg(compute)
+                                                                    .arg(computeItems(b))));
+            const auto total = [&](StepItem i) {
+                return b[i] + b.overlapped_s[static_cast<size_t>(i)];
+            };
+            QVERIFY(near(a2a, total(StepItem::all_to_all)));
+            QVERIFY(near(tp, total(StepItem::tp_comm)));
+            QVERIFY(near(cp, total(StepItem::cp_comm)));
+            if (!dualpipe) // all-to-alls are exposed: imbalance = the hot lane's extra
+                QVERIFY2(near(hot_extra, b[StepItem::imbalance_wait], 1e-6),
+                         qPrintable(QString("stage %1 hot extra %2 vs imbalance %3")
+                                        .arg(st.layers.stage)
+                                        .arg(hot_extra)
+                                        .arg(b[StepItem::imbalance_wait])));
+            QCOMPARE(mean.optimizer_s[static_cast<size_t>(st.layers.stage)], st.times.optimizer_s);
+        }
+        QCOMPARE(mean.pp_send_s, report.pp_send_s);
+        // The gradient buckets of a stage add up to its sync.
+        for (const StageResult& st : report.stages) {
+            double sync = 0, gather = 0;
+            for (const int l : st.layers.layer_indices) {
+                sync += mean.costs[static_cast<size_t>(l)].grad_sync_s;
+                gather += mean.costs[static_cast<size_t>(l)].param_gather_s;
+            }
+            QVERIFY(near(sync, st.times.dp_grad_sync_s + st.times.edp_grad_sync_s));
+            QVERIFY(near(gather, st.times.dp_param_gather_s + st.times.edp_param_gather_s));
+        }
+    }
+
+    /// The simulated step against evaluate()'s closed forms on every sample: they need not be
+    /// equal (the simulation replaces the bubble and overlap formulas by dependencies), but the
+    /// gap stays bounded and is printed.
+    void simulatedVersusEvaluated() {
+        for (const std::string& file : moe::test::sampleFiles()) {
+            const LoadResult r = loadScenarioFile(file);
+            QVERIFY(r.ok());
+            const Report report = evaluate(*r.scenario);
+            const Timeline t = simulateTimeline(*r.scenario, report);
+            const std::string problem = checkInvariants(t);
+            QVERIFY2(problem.empty(), (file + ": " + problem).c_str());
+            const double ratio = t.step_time_s / report.step_time_s;
+            qInfo("%-32s %-11s simulated %8.3f s  evaluate %8.3f s  %+6.1f%%",
+                  r.scenario->name.c_str(), toString(r.scenario->layout.schedule), t.step_time_s,
+                  report.step_time_s, 100.0 * (ratio - 1.0));
+            QVERIFY2(ratio > 0.75 && ratio < 1.35, file.c_str());
+        }
+    }
+
+    // ---- gradient sync and skew ----------------------------------------------------------------
+
+    void dpSyncExposed() {
+        // One stage, two micro-batches, two layers of F = 1, B = 2. Compute ends at 12:
+        // F0 [0,2], B0 [2,6], F1 [6,8], B1: L1 [8,10], L0 [10,12].
+        TimelineInput in = uniformInput(PipelineSchedule::one_f_one_b, 1, 1, 2);
+        in.optimizer_s = {1.0};
+        // A short sync hides behind backward except its last bucket: L1's reduce-scatter
+        // [10,11] under L0's backward, L0's [12,13], optimizer [13,14].
+        for (LayerCosts& k : in.costs)
+            k.grad_sync_s = 1.0;
+        Timeline t = simulateTimeline(in);
+        QVERIFY2(t.ok(), t.error.c_str());
+        QCOMPARE(t.step_time_s, 14.0);
+        QCOMPARE(t.critical_s[static_cast<int>(SpanKind::grad_sync)], 1.0);
+        QVERIFY(checkInvariants(t).empty());
+        // Longer than the backward window: L1 [10,20], L0 [20,30], optimizer [30,31]; 18 s
+        // exposed after the last backward and both buckets on the critical path.
+        for (LayerCosts& k : in.costs)
+            k.grad_sync_s = 10.0;
+        t = simulateTimeline(in);
+        QCOMPARE(t.step_time_s, 31.0);
+        QCOMPARE(t.critical_s[static_cast<int>(SpanKind::grad_sync)], 20.0);
+        QCOMPARE(t.critical_s[static_cast<int>(SpanKind::optimizer)], 1.0);
+        QCOMPARE(t.critical_s[static_cast<int>(SpanKind::attention)], 10.0);
+        const Span& last = t.rows[0].spans[static_cast<size_t>(t.critical_path.back().span)];
+        QCOMPARE(last.kind, SpanKind::optimizer);
+        const CriticalStep& before = t.critical_path[t.critical_path.size() - 2];
+        QCOMPARE(t.rows[0].spans[static_cast<size_t>(before.span)].kind, SpanKind::grad_sync);
+        QVERIFY(checkInvariants(t).empty());
+        // The weights' all-gather at the start: L0 [0,5] then L1 [5,10]; L0's first forward
+        // waits 5, L1's waits until 10: 9 s exposed (L0's forward hides 1 s of L1's gather).
+        for (LayerCosts& k : in.costs) {
+            k.grad_sync_s = 0;
+            k.param_gather_s = 5.0;
+        }
+        in.optimizer_s = {0.0};
+        t = simulateTimeline(in);
+        QCOMPARE(t.step_time_s, 21.0);
+        QCOMPARE(t.critical_s[static_cast<int>(SpanKind::param_gather)], 10.0);
+        QVERIFY(checkInvariants(t).empty());
+    }
+
+    /// A scenario whose gradient sync cannot hide (a slow NIC): its exposed part is on the
+    /// critical path, after the last backward.
+    void dpSyncExposedScenario() {
+        const Scenario s = defaultWith({"cluster.scale_out.bandwidth_gbps=2"});
+        const Report report = evaluate(s);
+        const Timeline t = simulateTimeline(s, report);
+        QVERIFY(checkInvariants(t).empty());
+        double last_compute = 0, optimizer = 0;
+        for (const TimelineRow& row : t.rows)
+            for (const Span& span : row.spans) {
+                if (span.kind == SpanKind::optimizer)
+                    optimizer = std::max(optimizer, span.duration_s());
+                else if (span.stream == TimelineStream::compute)
+                    last_compute = std::max(last_compute, span.end_s);
+            }
+        const double exposed = t.step_time_s - optimizer - last_compute;
+        QVERIFY(exposed > 0.1 * t.step_time_s);
+        QVERIFY(t.critical_s[static_cast<int>(SpanKind::grad_sync)] >= exposed * (1 - 1e-9));
+        QVERIFY(report.step[StepItem::dp_sync] > 0); // evaluate() agrees it is exposed
+    }
+
+    void skewLengthensStep() {
+        // One stage, 8 lanes (expert-DP replicas): with zero communication each lane computes
+        // alone, so the skewed step exceeds the uniform one by the hottest lane's extra expert
+        // time over the micro-batches.
+        const Scenario s = defaultScenario();
+        const Report report = evaluate(s);
+        TimelineOptions uniform;
+        uniform.zero_communication = true;
+        uniform.uniform_load = true;
+        TimelineOptions skewed;
+        skewed.zero_communication = true;
+        const Timeline tu = simulateTimeline(s, report, uniform);
+        const TimelineInput in = timelineInput(s, report, skewed);
+        const Timeline ts = simulateTimeline(in, skewed);
+        QVERIFY(checkInvariants(tu).empty());
+        QVERIFY(checkInvariants(ts).empty());
+        QCOMPARE(tu.rows.size(), size_t(1));
+        QCOMPARE(ts.rows.size(), size_t(8));
+        const StageTimes& st = report.stages[0].times;
+        double hottest_extra = 0;
+        int hottest_lane = 0;
+        for (int lane = 0; lane < in.lanes; ++lane) {
+            double extra = 0;
+            for (int l = 0; l < in.layers; ++l) {
+                const LayerCosts& k = in.costs[static_cast<size_t>(lane) * in.layers + l];
+                extra += k.expert_fwd_s + k.expert_bwd_s - st.expert_fwd_s - st.expert_bwd_s;
+            }
+            if (extra > hottest_extra) {
+                hottest_extra = extra;
+                hottest_lane = lane;
+            }
+        }
+        QVERIFY(hottest_extra > 0);
+        const double added = ts.step_time_s - tu.step_time_s;
+        QVERIFY2(
+            near(added, report.micro_batches * hottest_extra, 1e-9),
+            qPrintable(QString("%1 vs %2").arg(added).arg(report.micro_batches * hottest_extra)));
+        // On the critical path the extra shows as imbalance.
+        QVERIFY(near(ts.critical_s[static_cast<int>(SpanKind::wait)],
+                     report.micro_batches * hottest_extra, 1e-6));
+
+        // Per GPU: in the hottest lane's EP groups, per layer the GPU holding the most tokens
+        // computes the whole expert span, the others compute their own load and wait.
+        const Placement& pl = *report.placement;
+        const ExpertLoad& load = report.load;
+        int checked = 0;
+        for (int g = 0; g < report.gpus; ++g) {
+            if (ts.rowOfGpu(g) != hottest_lane)
+                continue;
+            const std::vector<Span> spans = ts.spansForGpu(g);
+            const TimelineRow& row = ts.rows[static_cast<size_t>(hottest_lane)];
+            QCOMPARE(spans.size(),
+                     row.spans.size() + static_cast<size_t>(std::count_if(
+                                            spans.begin(), spans.end(), [](const Span& x) {
+                                                return x.kind == SpanKind::wait;
+                                            })));
+            double own_busy = 0, wait = 0, row_busy = 0;
+            for (const Span& x : spans)
+                (x.kind == SpanKind::wait ? wait : own_busy) += x.duration_s();
+            for (const Span& x : row.spans)
+                row_busy += x.duration_s();
+            QVERIFY(near(own_busy + wait, row_busy, 1e-9)); // same span, split
+            for (int lm = 0; lm < load.moe_layers; ++lm) {
+                const int group = pl.coords[static_cast<size_t>(g)].edp % load.sampled_groups;
+                double most = 0;
+                for (int rank = 0; rank < load.ep; ++rank)
+                    most = std::max(
+                        most,
+                        load.rank_tokens[(static_cast<size_t>(lm) * load.sampled_groups + group) *
+                                             load.ep +
+                                         rank]);
+                const double own = load.gpuTokens(pl, g, lm);
+                const double share = ts.expertShare(g, lm + s.model.dense_layers);
+                if (own == most)
+                    QCOMPARE(share, 1.0);
+                else
+                    QVERIFY(share < 1.0);
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 0);
+    }
+
+    // ---- termination and bad input -------------------------------------------------------------
+
+    void everyScheduleOnEverySample() {
+        for (const std::string& file : moe::test::sampleFiles()) {
+            int ran = 0;
+            for (const char* schedule : {"gpipe", "1f1b", "interleaved", "dualpipe"}) {
+                std::vector<std::string> o = {std::string("layout.schedule=") + schedule};
+                if (std::string(schedule) != "interleaved")
+                    o.push_back("layout.vpp=1");
+                const LoadResult r = loadScenarioWithOverrides(file, o);
+                if (!r.ok())
+                    continue; // e.g. DualPipe with an odd pp: a load-time error
+                const Report report = evaluate(*r.scenario);
+                const Timeline t = simulateTimeline(*r.scenario, report);
+                const std::string problem = checkInvariants(t);
+                QVERIFY2(problem.empty(), (file + " " + schedule + ": " + problem).c_str());
+                ++ran;
+            }
+            QVERIFY2(ran >= 2, file.c_str());
+        }
+    }
+
+    void randomScenarios() {
+        uint64_t state = 0x9e3779b97f4a7c15ULL;
+        auto next = [&](int n) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return static_cast<int>(state % static_cast<uint64_t>(n));
+        };
+        auto pick = [&](std::initializer_list<const char*> options) {
+            return std::string(*(options.begin() + next(static_cast<int>(options.size()))));
+        };
+        int valid = 0, attempts = 0;
+        std::set<std::string> schedules;
+        while (valid < 60 && attempts < 3000) {
+            ++attempts;
+            const int tp = 1 << next(3), cp = 1 << next(2), pp = 1 << next(4);
+            const int dp = 64 / (tp * cp * pp);
+            if (dp < 1 || tp * cp * pp * dp != 64)
+                continue;
+            std::vector<std::string> o = {
+                "layout.tp=" + std::to_string(tp),
+                "layout.cp=" + std::to_string(cp),
+                "layout.pp=" + std::to_string(pp),
+                "layout.dp=" + std::to_string(dp),
+                "layout.ep=" + pick({"1", "2", "4", "8"}),
+                "layout.schedule=" + pick({"gpipe", "1f1b", "interleaved", "dualpipe"}),
+                "layout.vpp=" + pick({"1", "2", "3"}),
+                "layout.order=" + pick({"tp-cp-ep-dp-pp", "tp-cp-dp-ep-pp", "tp-ep-cp-dp-pp"}),
+                "model.layers=" + pick({"8", "12", "16", "24"}),
+                "model.dense_layers=" + pick({"0", "1", "2"}),
+                "model.ffn_hidden=" + pick({"14336", "8192"}),
+                "training.global_batch=" + pick({"64", "128", "256", "512"}),
+                "training.micro_batch=" + pick({"1", "2"}),
+                "training.recompute=" + pick({"none", "selective", "full"}),
+                "training.zero_stage=" + pick({"0", "1"}),
+                "routing.balance=" + pick({"0", "0.5", "1"}),
+            };
+            const LoadResult r =
+                loadScenarioTextWithOverrides(defaultScenarioYaml(), "<random>", ".", o);
+            if (!r.ok())
+                continue;
+            const Report report = evaluate(*r.scenario);
+            const Timeline t = simulateTimeline(*r.scenario, report);
+            std::string all;
+            for (const std::string& x : o)
+                all += x + " ";
+            const std::string problem = checkInvariants(t);
+            QVERIFY2(problem.empty(), (all + ": " + problem).c_str());
+            // Every GPU has a schedule.
+            for (int g = 0; g < report.gpus; g += 7)
+                QVERIFY(!t.spansForGpu(g).empty());
+            schedules.insert(toString(r.scenario->layout.schedule));
+            ++valid;
+        }
+        QVERIFY2(valid >= 30, qPrintable(QString("only %1 valid random scenarios").arg(valid)));
+        QCOMPARE(schedules.size(), size_t(4));
+    }
+
+    void rejectsUnrunnableSchedules() {
+        // Interleaved with layers that do not split into pp*vpp equal chunks.
+        LoadResult r = loadScenarioTextWithOverrides(
+            defaultScenarioYaml(), "<test>", ".",
+            {"layout.schedule=interleaved", "layout.pp=2", "layout.dp=32", "layout.vpp=5"});
+        QVERIFY(!r.ok());
+        QVERIFY(QString::fromStdString(formatAll(r.diagnostics)).contains("not divisible by"));
+        // More stages than layers.
+        r = loadScenarioTextWithOverrides(defaultScenarioYaml(), "<test>", ".",
+                                          {"model.layers=4", "layout.pp=8", "layout.dp=8"});
+        QVERIFY(!r.ok());
+        QVERIFY(QString::fromStdString(formatAll(r.diagnostics))
+                    .contains("layout.pp*vpp = 8 exceeds model.layers = 4"));
+        // DualPipe with an odd pp or too few micro-batches.
+        r = loadScenarioTextWithOverrides(defaultScenarioYaml(), "<test>", ".",
+                                          {"layout.schedule=dualpipe", "layout.pp=2",
+                                           "layout.dp=32", "training.global_batch=64"});
+        QVERIFY(!r.ok());
+        QVERIFY(QString::fromStdString(formatAll(r.diagnostics)).contains("at least 2*layout.pp"));
+
+        // Hand-built inputs the simulator cannot run are errors, never hangs or crashes.
+        TimelineInput in = uniformInput(PipelineSchedule::dualpipe, 4, 1, 9);
+        Timeline t = simulateTimeline(in);
+        QVERIFY(!t.ok());
+        QVERIFY(QString::fromStdString(t.error).contains("even number of micro-batches"));
+        in = uniformInput(PipelineSchedule::interleaved, 4, 2, 6);
+        QVERIFY(QString::fromStdString(simulateTimeline(in).error).contains("divisible by pp"));
+        in = uniformInput(PipelineSchedule::one_f_one_b, 4, 1, 8);
+        in.chunk_first = {0, 2, 2, 6, 8}; // chunk 1 empty
+        QVERIFY(QString::fromStdString(simulateTimeline(in).error).contains("holds no layer"));
+        in = uniformInput(PipelineSchedule::one_f_one_b, 4, 1, 8);
+        TimelineOptions tiny;
+        tiny.max_operations = 100;
+        QVERIFY(QString::fromStdString(simulateTimeline(in, tiny).error).contains("limit"));
+        in.costs.pop_back();
+        QVERIFY(!simulateTimeline(in).ok());
+    }
+
+    // ---- queries -------------------------------------------------------------------------------
+
+    void everyGpuAnswerable() {
+        const LoadResult r = loadScenarioFile(moe::test::samplePath("deepseek-v3-2048xh800.yaml"));
+        QVERIFY(r.ok());
+        const Report report = evaluate(*r.scenario);
+        const Timeline t = simulateTimeline(*r.scenario, report);
+        QVERIFY(t.ok());
+        QCOMPARE(t.gpus, 2048);
+        QCOMPARE(t.rows.size(), size_t(16 * 2)); // 16 stages x 2 expert-DP lanes
+        size_t covered = 0;
+        for (size_t row = 0; row < t.rows.size(); ++row)
+            covered += t.gpusOfRow(static_cast<int>(row)).size();
+        QCOMPARE(covered, size_t(2048));
+        // Memory follows the distinct rows, not GPUs x spans.
+        size_t largest = 0;
+        for (const TimelineRow& row : t.rows)
+            largest = std::max(largest, row.spans.size());
+        QVERIFY(t.spanCount() <= t.rows.size() * largest);
+        QVERIFY(t.spanCount() * 50 < size_t(2048) * largest);
+        // DualPipe: stage 5 runs its own chunk (layers of chunk 5) and chunk 10's.
+        const std::vector<Span> spans = t.spansForGpu(5 * 128 + 3);
+        QVERIFY(!spans.empty());
+        std::set<int> layers;
+        for (const Span& s : spans)
+            if (s.layer >= 0)
+                layers.insert(s.layer);
+        const std::vector<StageLayers> split = splitLayers(r.scenario->model, r.scenario->layout);
+        std::set<int> expected(split[5].layer_indices.begin(), split[5].layer_indices.end());
+        expected.insert(split[10].layer_indices.begin(), split[10].layer_indices.end());
+        QVERIFY(layers == expected);
+        QVERIFY(std::is_sorted(spans.begin(), spans.end(),
+                               [](const Span& a, const Span& b) { return a.start_s < b.start_s; }));
+        QCOMPARE(t.rowOfGpu(2048), -1);
+        QVERIFY(t.spansForGpu(-1).empty());
+    }
+
+    void stepTimeDistribution() {
+        QCOMPARE(percentile({4, 1, 3, 2}, 0.5), 2.5);
+        QCOMPARE(percentile({1, 2, 3, 4}, 0.9), 3.7);
+        QCOMPARE(percentile({7}, 0.99), 7.0);
+        QCOMPARE(percentile({}, 0.5), 0.0);
+
+        const Scenario s = defaultScenario();
+        const StepTimeDistribution d = sampleStepTimes(s, 6);
+        QVERIFY(d.error.empty());
+        QCOMPARE(d.simulated_s.size(), size_t(6));
+        QCOMPARE(d.evaluated_s.size(), size_t(6));
+        const auto [lo, hi] = std::minmax_element(d.simulated_s.begin(), d.simulated_s.end());
+        QVERIFY(*lo < *hi); // the routing resample changes the step
+        QVERIFY(*lo <= d.p50_s && d.p50_s <= d.p90_s && d.p90_s <= d.p99_s && d.p99_s <= *hi);
+        // Step 0 is the default view.
+        QCOMPARE(d.simulated_s[0], simulateTimeline(s, evaluate(s)).step_time_s);
+        QCOMPARE(d.evaluated_s[1], evaluate(s, 1).step_time_s);
+        TimelineOptions uniform;
+        uniform.uniform_load = true;
+        const StepTimeDistribution u = sampleStepTimes(s, 3, uniform);
+        QCOMPARE(u.p50_s, u.p99_s);
+    }
+
+    // ---- exports -------------------------------------------------------------------------------
+
+    void chromeTrace() {
+        const Scenario s = defaultScenario();
+        const Timeline t = simulateTimeline(s, evaluate(s));
+        QVERIFY(t.ok());
+        const std::vector<int> gpus = {0, 1, 9, 63};
+        const std::string json = chromeTraceJson(t, gpus);
+        size_t spans = 0;
+        for (const int g : gpus)
+            spans += t.spansForGpu(g).size();
+        QCOMPARE(checkTrace(QByteArray::fromStdString(json), t, gpus), static_cast<int>(spans));
+        // The default picks every GPU of a small cluster.
+        QCOMPARE(defaultTraceGpus(t).size(), size_t(64));
+        const size_t picked = defaultTraceGpus(t, 1000).size(); // first + hottest of 8 rows
+        QVERIFY(picked >= 8 && picked <= 16);
+
+        const std::string csv = timelineCsv(t, {9});
+        QVERIFY(csv.rfind("gpu,node,stream,kind,pass,layer,microbatch,start_s,end_s,bytes\n", 0) ==
+                0);
+        QCOMPARE(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')),
+                 t.spansForGpu(9).size() + 1);
+        QVERIFY(csv.find("\n9,1,compute,expert,forward,") != std::string::npos);
+    }
+
+    void cli() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString trace = dir.filePath("step.json"), csv = dir.filePath("step.csv");
+        Run r = moePlan(
+            {"timeline", "--trace", trace, "--csv", csv, "--steps", "3", "--gpus", "0-3,17"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("Critical path"), qPrintable(r.out));
+        QVERIFY(r.out.contains("p50") && r.out.contains("p99"));
+        QVERIFY(r.out.contains("over 3 routing samples"));
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const Scenario s = defaultScenario();
+        const Timeline t = simulateTimeline(s, evaluate(s));
+        QVERIFY(checkTrace(file.readAll(), t, {0, 1, 2, 3, 17}) > 0);
+        QFile spans(csv);
+        QVERIFY(spans.open(QIODevice::ReadOnly));
+        QVERIFY(spans.readLine().startsWith("gpu,node,stream,kind"));
+
+        QCOMPARE(moePlan({"timeline", "--steps", "0"}).code, 2);
+        QCOMPARE(moePlan({"timeline", "--gpus", "64"}).code, 2);
+        QCOMPARE(moePlan({"timeline", "--trace"}).code, 2);
+        QCOMPARE(moePlan({"timeline", dir.filePath("missing.yaml")}).code, 1);
+        r = moePlan({"timeline", "--bench"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("CPU median"));
+        r = moePlan({"help", "timeline"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("--trace"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimeline)
+#include "test_timeline.moc"
