@@ -187,7 +187,7 @@ private slots:
         QVERIFY(s.layout.schedule == PipelineSchedule::one_f_one_b);
         QVERIFY(s.routing.model == PopularityModel::zipf);
         QCOMPARE(s.routing.zipf_alpha, 0.6);
-        QCOMPARE(s.routing.balance, 0.5);
+        QCOMPARE(s.routing.balance, 0.9);
         QCOMPARE(s.routing.seed, uint64_t{42});
 
         // Positions of keys, 1-based, as written in the sample.
