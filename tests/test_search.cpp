@@ -139,6 +139,20 @@ private slots:
         QVERIFY2(line.find(percent) != std::string::npos, (line + " / " + percent).c_str());
     }
 
+    /// The default exactly as shipped (free micro-batch, recompute, schedule and pipeline): the
+    /// full search still lands on the textbook expert layout.
+    void defaultAsShippedTextbookWinner() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        const SearchResult r = search(*s, {});
+        QVERIFY(r.found());
+        const Scenario& win = r.ranked.front().scenario;
+        QVERIFY2(win.layout.tp == 1 && win.layout.ep == 8 && win.layout.expertDp() == 8,
+                 (layoutSummary(win) + joined(r.explanation)).c_str());
+        QCOMPARE(spanOf(win, GroupKind::ep).domains, 1);
+        QCOMPARE(spanOf(win, GroupKind::edp).nodes, 8);
+    }
+
     void sixteenGpuNodesTextbookWinner() {
         const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml", kTextbookOverrides);
         QVERIFY(s);
