@@ -78,6 +78,7 @@ double rankTokens(const ExpertLoad& l, int layer, int group, int rank) {
 class TestExpertLoad : public QObject {
     Q_OBJECT
 private slots:
+    void perGroupImbalance();
     void popularitySumsToOne();
     void zipfAlphaZeroIsUniform();
     void balanceBlendsTowardUniform();
@@ -696,6 +697,35 @@ void TestExpertLoad::speed() {
     QVERIFY(t_default < 0.1e-3);
     QVERIFY(t_ds < 1e-3);
 #endif
+}
+
+void TestExpertLoad::perGroupImbalance() {
+    // A group's busiest rank is at most the layer's busiest rank over all groups, so every
+    // per-group figure is at most the per-layer maximum averaged over layers. It can sit a
+    // little below 1 only for a group whose whole load is below the layer mean.
+    const Scenario& def = defaultScenario();
+    const Placement p = place(def);
+    const ExpertLoad load = sampleExpertLoad(def, p, 3);
+    QCOMPARE(int(load.imbalance_per_group.size()), load.sampled_groups);
+    QCOMPARE(load.sampled_groups, 8); // expert-DP = 8
+    double worst = 0;
+    for (const double g : load.imbalance_per_group) {
+        QVERIFY(g > 0.8);
+        QVERIFY(g <= load.mean_imbalance + 1e-12);
+        worst = std::max(worst, g);
+    }
+    // Hand case: one expert takes every slot (balance 0): with 16 experts round-robin on 8 ranks
+    // the rank holding it carries all slots, 8x the mean, in every group and every layer.
+    Scenario hot = def;
+    hot.routing.model = PopularityModel::histogram;
+    hot.routing.balance = 0.0;
+    std::vector<double> row(16, 0.0);
+    row[5] = 1.0;
+    hot.routing.histogram = {row};
+    const ExpertLoad all_on_one = sampleExpertLoad(hot, place(hot), 0);
+    for (const double g : all_on_one.imbalance_per_group)
+        QCOMPARE(g, 8.0);
+    QVERIFY(worst >= 1.0);
 }
 
 QTEST_GUILESS_MAIN(TestExpertLoad)

@@ -251,6 +251,13 @@ std::string reportText(const Scenario& s, const Report& r) {
         o << "  imbalance (busiest EP rank / mean): max " << formatFixed(l.max_imbalance, 2)
           << "x in MoE layer " << l.hottest_layer << ", mean over layers "
           << formatFixed(l.mean_imbalance, 2) << "x\n";
+        if (!l.imbalance_per_group.empty()) {
+            const auto [lo, hi] =
+                std::minmax_element(l.imbalance_per_group.begin(), l.imbalance_per_group.end());
+            o << "  per EP group (busiest rank / mean, averaged over layers): "
+              << formatFixed(*lo, 2) << "x to " << formatFixed(*hi, 2) << "x over "
+              << l.imbalance_per_group.size() << " sampled groups\n";
+        }
         o << "  hottest GPU: " << l.hottestGpu(*r.placement)
           << "; dropped token slots: " << formatFixed(l.dropped_share * 100, 2) << "%\n";
     }
@@ -358,6 +365,10 @@ std::string reportJson(const Scenario& s, const Report& r) {
         .field("max_imbalance", r.load.max_imbalance)
         .field("mean_imbalance", r.load.mean_imbalance)
         .field("dropped_share", r.load.dropped_share)
+        .field("worst_group_imbalance", r.load.imbalance_per_group.empty()
+                                            ? 1.0
+                                            : *std::max_element(r.load.imbalance_per_group.begin(),
+                                                                r.load.imbalance_per_group.end()))
         .field("hottest_layer", r.load.hottest_layer)
         .field("hottest_gpu", s.model.isMoe() ? r.load.hottestGpu(*r.placement) : -1)
         .endObject();

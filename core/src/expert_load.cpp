@@ -512,6 +512,24 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
         }
     }
 
+    // Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
+    // over layers.
+    load.imbalance_per_group.assign(static_cast<size_t>(groups), 0.0);
+    for (int layer = 0; layer < layers; ++layer) {
+        const double* layer_ranks =
+            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
+        double layer_total = 0;
+        for (int i = 0; i < groups * ep; ++i)
+            layer_total += layer_ranks[i];
+        const double mean = layer_total / (static_cast<double>(groups) * ep);
+        for (int g = 0; g < groups; ++g) {
+            const double busiest = *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
+                                                     layer_ranks + static_cast<size_t>(g + 1) * ep);
+            load.imbalance_per_group[static_cast<size_t>(g)] +=
+                (mean > 0.0 ? busiest / mean : 1.0) / layers;
+        }
+    }
+
     double sum_ratio = 0;
     for (double r : load.imbalance_per_layer)
         sum_ratio += r;

@@ -32,7 +32,10 @@ struct ExpertLoad {
     /// pp*vpp layer chunks runs on stage c % pp); only its GPUs carry the layer's tokens.
     std::vector<int> stage_of_layer;
 
-    std::vector<double> imbalance_per_layer;     ///< max over ranks and groups / mean
+    std::vector<double> imbalance_per_layer; ///< max over ranks and groups / mean
+    /// Per sampled EP group: its busiest rank / the layer's mean, averaged over the MoE layers
+    /// (what that group's own pipeline pays; the step waits for the worst group).
+    std::vector<double> imbalance_per_group;
     std::vector<double> dropped_share_per_layer; ///< share of slots over capacity (0 if dropless)
     double max_imbalance = 1.0;
     double mean_imbalance = 1.0; ///< averaged over layers (what the step pays on average)
