@@ -3,7 +3,7 @@ PRESET ?= dev
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run test asan format format-check clean
+.PHONY: all setup configure build run cli screenshot test asan format format-check clean
 
 all: build
 
@@ -16,9 +16,24 @@ configure: setup
 build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
-# Runs the main job on the built-in default scenario.
+# The desktop app on the built-in default scenario. Without a display (ssh, CI) it says so and
+# prints the command-line report instead.
 run: build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(BUILD_DIR)/app/moe-planner/moe-planner; \
+	else \
+		echo "make run: no display (DISPLAY/WAYLAND_DISPLAY unset); the report from the CLI instead:"; \
+		$(BUILD_DIR)/app/moe-plan/moe-plan evaluate; \
+	fi
+
+# The command-line report of the built-in default scenario.
+cli: build
 	@$(BUILD_DIR)/app/moe-plan/moe-plan evaluate
+
+# The desktop app's window under Xvfb, saved as build/moe-planner.png.
+screenshot: build
+	@xvfb-run -a --server-args="-screen 0 1600x1000x24" \
+		$(BUILD_DIR)/app/moe-planner/moe-planner --screenshot build/moe-planner.png
 
 test: build
 	@ctest --preset $(PRESET) -j $(JOBS)

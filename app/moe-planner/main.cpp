@@ -1,0 +1,334 @@
+// moe-planner: the MoE Planner desktop app. Also scriptable without a window:
+//   moe-planner --export DIR [--format svg|png|pdf] [FILE.yaml]    every view to DIR
+//   moe-planner --screenshot OUT.png [FILE.yaml]                    the window after first paint
+//   moe-planner --bench [--repeat N] [FILE.yaml]                    start-up and edit latencies
+#include "moe/diagnostics.h"
+#include "moe/scenario_io.h"
+#include "moe_widgets/main_window.h"
+#include "moe_widgets/report_view.h"
+#include "moe_widgets/scenario_document.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QHash>
+#include <QTimer>
+#include <QWindow>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include <sys/resource.h>
+
+using moe::widgets::MainWindow;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+
+/// Started first thing in main(), so "start to first paint" includes creating the app.
+QElapsedTimer& startTimer() {
+    static QElapsedTimer timer;
+    return timer;
+}
+
+double msSinceStart() {
+    return static_cast<double>(startTimer().nsecsElapsed()) / 1e6;
+}
+
+/// Calls `done` once the window has painted its first frame: at the first paint event of any
+/// of its widgets, deferred until that backing-store flush has finished.
+class FirstPaint : public QObject {
+public:
+    FirstPaint(QWidget* window, std::function<void(double)> done)
+        : window_(window)
+        , done_(std::move(done)) {
+        qApp->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (!fired_ && event->type() == QEvent::Paint) {
+            auto* widget = qobject_cast<QWidget*>(watched);
+            if (widget && widget->window() == window_) {
+                fired_ = true;
+                qApp->removeEventFilter(this);
+                QTimer::singleShot(0, this, [this] { done_(msSinceStart()); });
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QWidget* window_;
+    std::function<void(double)> done_;
+    bool fired_ = false;
+};
+
+void useDarkPalette(MainWindow& window) {
+    if (auto* action = window.findChild<QAction*>(QStringLiteral("darkPaletteAction")))
+        action->setChecked(true);
+}
+
+bool loadInto(MainWindow& window, const QString& file) {
+    if (file.isEmpty())
+        return true;
+    const moe::Diagnostics diagnostics = window.document()->open(file);
+    if (moe::hasErrors(diagnostics)) {
+        std::fprintf(stderr, "%s", moe::formatAll(diagnostics).c_str());
+        return false;
+    }
+    window.evaluateNow();
+    return true;
+}
+
+int runExport(const QString& directory, const QStringList& formats, const QString& file) {
+    MainWindow window(MainWindow::Options{false, false});
+    if (!loadInto(window, file))
+        return kExitBadInput;
+    window.resize(1600, 1000);
+    QCoreApplication::processEvents();
+    const QStringList problems = window.exportViews(directory, formats);
+    for (const QString& problem : problems)
+        std::fprintf(stderr, "moe-planner: %s\n", qPrintable(problem));
+    const qsizetype written = window.views().size() * formats.size() - problems.size();
+    std::printf("wrote %lld files to %s\n", static_cast<long long>(written),
+                qPrintable(QDir::toNativeSeparators(directory)));
+    return problems.isEmpty() ? kExitOk : kExitBadInput;
+}
+
+/// Shows the window, waits for its first frame, then runs `then` and returns its exit code.
+int withFirstFrame(MainWindow& window, const std::function<int(double)>& then) {
+    int code = kExitOk;
+    FirstPaint watcher(&window, [&](double first_paint_ms) {
+        code = then(first_paint_ms);
+        QCoreApplication::exit(code);
+    });
+    window.show();
+    QApplication::exec();
+    return code;
+}
+
+int runScreenshot(const QString& out, const QSize& size, bool dark, const QString& file) {
+    MainWindow window(MainWindow::Options{false, false});
+    if (!loadInto(window, file))
+        return kExitBadInput;
+    if (dark)
+        useDarkPalette(window);
+    window.resize(size);
+    return withFirstFrame(window, [&](double first_paint_ms) {
+        // Let views settle what they schedule after the first frame (deferred layouts).
+        QElapsedTimer settle;
+        settle.start();
+        while (settle.elapsed() < 300)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        const QPixmap pixmap = window.grab();
+        if (pixmap.isNull() || !pixmap.save(out, "PNG")) {
+            std::fprintf(stderr, "moe-planner: cannot write %s\n", qPrintable(out));
+            return kExitBadInput;
+        }
+        std::printf("first paint %.0f ms after start; wrote %s (%dx%d)\n", first_paint_ms,
+                    qPrintable(out), pixmap.width(), pixmap.height());
+        return kExitOk;
+    });
+}
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+int runBench(int repeat, const QString& file) {
+    MainWindow window(MainWindow::Options{false, false});
+    if (!loadInto(window, file))
+        return kExitBadInput;
+    window.resize(1600, 1000);
+    return withFirstFrame(window, [&](double first_paint_ms) {
+        std::printf("scenario: %s (%d GPUs)\n", window.document()->scenario().name.c_str(),
+                    window.document()->scenario().cluster.gpuCount());
+        std::printf("start to first paint: %.0f ms\n", first_paint_ms);
+        // Each edit: set the field, wait for the newest result to reach every view, then repaint
+        // the whole window synchronously (what the user sees).
+        const double alpha = window.document()->scenario().routing.zipf_alpha;
+        std::vector<double> total_ms, model_ms, deliver_ms, set_ms, views_ms;
+        QHash<QString, std::vector<double>> per_view_ms;
+        for (int i = 0; i < repeat; ++i) {
+            const QString value = QString::number(alpha + (i % 2 == 0 ? 0.1 : 0.0), 'g', 12);
+            QEventLoop loop;
+            QObject::connect(&window, &MainWindow::resultShown, &loop, &QEventLoop::quit);
+            QElapsedTimer timer;
+            timer.start();
+            if (moe::hasErrors(window.document()->setField("routing.zipf_alpha", value)))
+                return kExitBadInput;
+            set_ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+            loop.exec();
+            deliver_ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+            double views = 0;
+            for (auto it = window.lastViewMs().begin(); it != window.lastViewMs().end(); ++it) {
+                per_view_ms[it.key()].push_back(it.value());
+                views += it.value();
+            }
+            views_ms.push_back(views);
+            window.repaint();
+            total_ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+            model_ms.push_back(window.currentResult()->evaluate_ms);
+        }
+        std::printf("edit (routing.zipf_alpha) to every view repainted: median %.1f ms, max %.1f "
+                    "ms over %d edits\n",
+                    median(total_ms), *std::max_element(total_ms.begin(), total_ms.end()), repeat);
+        std::printf("  of which evaluate(): median %.2f ms; result delivered to the views: "
+                    "median %.1f ms\n",
+                    median(model_ms), median(deliver_ms));
+        std::printf("  setField (validate the edit): median %.2f ms; every view's showResult(): "
+                    "median %.1f ms\n",
+                    median(set_ms), median(views_ms));
+        for (auto it = per_view_ms.begin(); it != per_view_ms.end(); ++it)
+            std::printf("    %-10s showResult median %.2f ms\n", qPrintable(it.key()),
+                        median(it.value()));
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        std::printf("peak memory (max RSS): %.0f MB\n", usage.ru_maxrss / 1024.0);
+        return kExitOk;
+    });
+}
+
+bool hasFlag(int argc, char** argv, const char* flag) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], flag) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    startTimer().start();
+    // Exporting and help need no screen; without one (CI, ssh) Qt would refuse to start.
+    const bool headless = hasFlag(argc, argv, "--export") || hasFlag(argc, argv, "--help") ||
+                          hasFlag(argc, argv, "-h") || hasFlag(argc, argv, "--version") ||
+                          hasFlag(argc, argv, "-v");
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        if (headless) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        } else if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+                   qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+            std::fprintf(stderr, "moe-planner: no display (DISPLAY and WAYLAND_DISPLAY are unset). "
+                                 "Run it under xvfb-run, or write the views with "
+                                 "--export DIR.\n");
+            return kExitUsage;
+        }
+    }
+
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("MoE Planner"));
+    QCoreApplication::setApplicationName(QStringLiteral("moe-planner"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationDisplayName(QStringLiteral("MoE Planner"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Plan Mixture-of-Experts training clusters: topology, expert load, step "
+                       "timeline and breakdown, editable live."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("Scenario to open (default: the built-in one)."),
+                                 QStringLiteral("[FILE.yaml]"));
+    const QCommandLineOption export_option(
+        QStringLiteral("export"),
+        QStringLiteral("Write every view to DIR without showing a window, then exit."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption format_option(
+        QStringLiteral("format"),
+        QStringLiteral("Export format: svg, png or pdf; several separated by commas (default: "
+                       "svg,png,pdf)."),
+        QStringLiteral("FORMAT"), QStringLiteral("svg,png,pdf"));
+    const QCommandLineOption screenshot_option(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Show the window, save it as a PNG after the first paint, then exit."),
+        QStringLiteral("OUT.png"));
+    const QCommandLineOption size_option(
+        QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
+        QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    const QCommandLineOption dark_option(QStringLiteral("dark"),
+                                         QStringLiteral("Use the dark palette."));
+    const QCommandLineOption bench_option(
+        QStringLiteral("bench"),
+        QStringLiteral("Print start-to-first-paint and edit-to-repaint times, then exit."));
+    const QCommandLineOption repeat_option(QStringLiteral("repeat"),
+                                           QStringLiteral("Edits timed by --bench (default 20)."),
+                                           QStringLiteral("N"), QStringLiteral("20"));
+    parser.addOptions({export_option, format_option, screenshot_option, size_option, dark_option,
+                       bench_option, repeat_option});
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "moe-planner: %s\n", qPrintable(parser.errorText()));
+        return kExitUsage;
+    }
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(kExitOk);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        std::fprintf(stderr, "moe-planner: expected at most one scenario file, got %lld\n",
+                     static_cast<long long>(positional.size()));
+        return kExitUsage;
+    }
+    const QString file = positional.value(0);
+    const bool dark = parser.isSet(dark_option);
+
+    if (parser.isSet(export_option)) {
+        QStringList formats;
+        for (const QString& format : parser.value(format_option).split(',', Qt::SkipEmptyParts)) {
+            const QString f = format.trimmed().toLower();
+            if (f != QLatin1String("svg") && f != QLatin1String("png") &&
+                f != QLatin1String("pdf")) {
+                std::fprintf(stderr, "moe-planner: unknown format '%s' (use svg, png or pdf)\n",
+                             qPrintable(format));
+                return kExitUsage;
+            }
+            formats << f;
+        }
+        return runExport(parser.value(export_option), formats, file);
+    }
+
+    if (parser.isSet(screenshot_option)) {
+        const QStringList parts = parser.value(size_option).split('x');
+        const QSize size(parts.value(0).toInt(), parts.value(1).toInt());
+        if (parts.size() != 2 || size.width() < 200 || size.height() < 200) {
+            std::fprintf(stderr, "moe-planner: --size expects WxH, e.g. 1600x1000\n");
+            return kExitUsage;
+        }
+        return runScreenshot(parser.value(screenshot_option), size, dark, file);
+    }
+    if (parser.isSet(bench_option)) {
+        bool ok = false;
+        const int repeat = parser.value(repeat_option).toInt(&ok);
+        if (!ok || repeat < 1) {
+            std::fprintf(stderr, "moe-planner: --repeat expects a positive number\n");
+            return kExitUsage;
+        }
+        return runBench(repeat, file);
+    }
+
+    MainWindow window;
+    if (dark)
+        useDarkPalette(window);
+    if (!file.isEmpty())
+        window.openFile(file); // problems are listed in the window's warnings panel
+    window.show();
+    return QApplication::exec();
+}

@@ -1,0 +1,248 @@
+// The expert-load heatmap: its cells are the report's token counts (GPU x MoE layer, or
+// expert x MoE layer), cells outside a GPU's pipeline stage stay empty, the hottest cell is
+// marked and tooltips give exact counts, "Next step" asks for the next routing resample, a
+// clicked warning's GPUs are banded, and the exports are valid files that name the scenario.
+#include "moe/evaluate.h"
+#include "moe/scenario_io.h"
+#include "moe_widgets/heatmap_view.h"
+#include "moe_widgets/view_state.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QImage>
+#include <QLocale>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+using namespace moe;
+using namespace moe::widgets;
+
+namespace {
+
+EvaluationResultPtr resultFor(const Scenario& scenario, uint64_t routing_step = 0) {
+    auto result = std::make_shared<EvaluationResult>();
+    result->generation = routing_step + 1;
+    result->scenario = scenario;
+    result->routing_step = routing_step;
+    result->report = evaluate(scenario, routing_step);
+    return result;
+}
+
+Scenario sample(const std::string& name) {
+    const LoadResult loaded = loadScenarioFile(test::samplePath(name));
+    if (!loaded.ok())
+        qFatal("cannot load sample %s", name.c_str());
+    return *loaded.scenario;
+}
+
+QString english(double value) {
+    return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(value)));
+}
+
+} // namespace
+
+class TestHeatmapView : public QObject {
+    Q_OBJECT
+private slots:
+    void gpuMatrixIsTheReportsLoad() {
+        const EvaluationResultPtr result = resultFor(defaultScenario());
+        const ExpertLoad& load = result->report.load;
+        const Placement& placement = *result->report.placement;
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(result);
+        // 64 GPUs x 24 MoE layers (the default has no dense layers and PP=1).
+        QCOMPARE(view.columns(), 64);
+        QCOMPARE(view.rows(), 24);
+        for (int layer = 0; layer < 24; ++layer)
+            for (int gpu = 0; gpu < 64; ++gpu)
+                QCOMPARE(view.cellValue(gpu, layer), load.gpuTokens(placement, gpu, layer));
+        // What the plot draws is the same matrix.
+        auto* map = qobject_cast<QCPColorMap*>(view.plot()->plottable(0));
+        QVERIFY(map);
+        QCOMPARE(map->data()->keySize(), 64);
+        QCOMPARE(map->data()->valueSize(), 24);
+        QCOMPARE(map->data()->cell(5, 3), view.cellValue(5, 3));
+        // Every EP group of 8 receives all token slots of its micro-batch, so a layer's GPUs
+        // average tokens per GPU per micro-batch x top-k (micro-batch x sequence / (TP x CP)).
+        const Scenario& s = defaultScenario();
+        const double per_gpu = double(s.training.micro_batch) * s.model.seq_len /
+                               (s.layout.tp * s.layout.cp) * s.model.top_k;
+        QVERIFY(per_gpu >= 8192);
+        double sum = 0;
+        for (int gpu = 0; gpu < 8; ++gpu)
+            sum += view.cellValue(gpu, 0);
+        QVERIFY2(std::abs(sum / 8 - per_gpu) < 1e-6, qPrintable(QString::number(sum / 8)));
+    }
+
+    void expertMatrixIsTheReportsLoad() {
+        const EvaluationResultPtr result = resultFor(defaultScenario());
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(result);
+        view.setMode(HeatmapView::Mode::expert_by_layer);
+        QCOMPARE(view.columns(), 16);
+        QCOMPARE(view.rows(), 24);
+        for (int layer = 0; layer < 24; ++layer)
+            for (int e = 0; e < 16; ++e)
+                QCOMPARE(
+                    view.cellValue(e, layer),
+                    result->report.load.tokens_per_expert[static_cast<size_t>(layer * 16 + e)]);
+        QVERIFY(view.cellToolTip(3, 2).contains(QStringLiteral("Expert 3")));
+        QVERIFY(view.cellToolTip(3, 2).contains(QStringLiteral("on EP rank 3"))); // 3 % 8
+        view.setMode(HeatmapView::Mode::gpu_by_layer);
+        QCOMPARE(view.columns(), 64);
+    }
+
+    void cellsOutsideTheStageAreEmpty() {
+        // DeepSeek-V3: 61 layers, 3 dense, PP=16: stage 0 holds layers 0-3, so only MoE layer 0;
+        // GPUs 0..127 are stage 0 (pp is the outermost rank dimension).
+        const EvaluationResultPtr result = resultFor(sample("deepseek-v3-2048xh800.yaml"));
+        const ExpertLoad& load = result->report.load;
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(result);
+        QCOMPARE(view.columns(), 2048);
+        QCOMPARE(view.rows(), 58);
+        QVERIFY(std::isfinite(view.cellValue(0, 0)));
+        QVERIFY(std::isnan(view.cellValue(0, 1)));
+        QVERIFY(std::isnan(view.cellValue(128, 0)));
+        QVERIFY(view.cellToolTip(0, 10).contains(QStringLiteral("not by this GPU's stage")));
+        // Each MoE layer is held by exactly one stage of 128 GPUs.
+        for (int layer = 0; layer < 58; ++layer) {
+            int held = 0;
+            for (int gpu = 0; gpu < 2048; ++gpu)
+                held += std::isfinite(view.cellValue(gpu, layer)) ? 1 : 0;
+            QCOMPARE(held, 128);
+        }
+        const int hot = load.hottestGpu(*result->report.placement);
+        QCOMPARE(view.markedColumn(), hot);
+        QCOMPARE(view.markedRow(), load.hottest_layer);
+        QCOMPARE(view.cellValue(hot, load.hottest_layer),
+                 load.gpuTokens(*result->report.placement, hot, load.hottest_layer));
+    }
+
+    void hottestCellIsMarkedWithExactCounts() {
+        const EvaluationResultPtr result = resultFor(defaultScenario());
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(result);
+        double best = -1;
+        for (int layer = 0; layer < view.rows(); ++layer)
+            for (int gpu = 0; gpu < view.columns(); ++gpu)
+                best = std::max(best, view.cellValue(gpu, layer));
+        QCOMPARE(view.cellValue(view.markedColumn(), view.markedRow()), best);
+        const QString tip = view.cellToolTip(view.markedColumn(), view.markedRow());
+        QVERIFY2(tip.contains(english(best)), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("the hottest GPU")));
+        QVERIFY(
+            view.summaryText().contains(QStringLiteral("hottest GPU %1").arg(view.markedColumn())));
+        // The ratio the summary gives is the report's worst imbalance.
+        QVERIFY(
+            view.summaryText().contains(QString::number(result->report.load.max_imbalance, 'f', 2) +
+                                        QStringLiteral("× the layer mean")));
+        // A plain cell: its exact count and its experts (EP rank 5: experts 5 and 13).
+        const QString plain = view.cellToolTip(5, 3);
+        QVERIFY(plain.contains(english(view.cellValue(5, 3))));
+        QVERIFY(plain.contains(QStringLiteral("experts here: 5, 13")));
+        QVERIFY(view.cellToolTip(64, 0).isEmpty());
+    }
+
+    void nextStepAsksForTheNextSample() {
+        ViewState state;
+        HeatmapView view(nullptr, &state);
+        const EvaluationResultPtr first = resultFor(defaultScenario(), 0);
+        view.showResult(first);
+        QSignalSpy spy(&view, &HeatmapView::resampleRequested);
+        QVERIFY(view.nextStepButton()->isEnabled());
+        QTest::mouseClick(view.nextStepButton(), Qt::LeftButton);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).value<uint64_t>(), uint64_t{1});
+        QCOMPARE(state.routingStep(), uint64_t{1});
+        // The main window answers with step 1's result: the load moves.
+        view.showResult(resultFor(defaultScenario(), 1));
+        QCOMPARE(view.routingStep(), uint64_t{1});
+        QVERIFY(view.summaryText().startsWith(QStringLiteral("routing step 1")));
+        int moved = 0;
+        const Report& r0 = first->report;
+        for (int gpu = 0; gpu < 64; ++gpu)
+            moved += view.cellValue(gpu, 0) != r0.load.gpuTokens(*r0.placement, gpu, 0) ? 1 : 0;
+        QVERIFY(moved > 0);
+        QTest::mouseClick(view.nextStepButton(), Qt::LeftButton);
+        QCOMPARE(spy.at(1).at(0).value<uint64_t>(), uint64_t{2});
+        view.requestFirstStep();
+        QCOMPARE(spy.at(2).at(0).value<uint64_t>(), uint64_t{0});
+        QCOMPARE(state.routingStep(), uint64_t{0});
+    }
+
+    void highlightedGpusAreBanded() {
+        ViewState state;
+        HeatmapView view(nullptr, &state);
+        view.showResult(resultFor(defaultScenario()));
+        auto bands = [&] {
+            QVector<QCPItemRect*> rects;
+            for (int i = 0; i < view.plot()->itemCount(); ++i)
+                if (auto* rect = qobject_cast<QCPItemRect*>(view.plot()->item(i)))
+                    rects << rect;
+            return rects;
+        };
+        QVERIFY(bands().isEmpty());
+        // Two runs: 8..15 and 40.
+        state.setHighlight({8, 9, 10, 11, 12, 13, 14, 15, 40}, QStringLiteral("EP group"));
+        const QVector<QCPItemRect*> rects = bands();
+        QCOMPARE(rects.size(), 2);
+        QCOMPARE(rects[0]->topLeft->coords().x(), 7.5);
+        QCOMPARE(rects[0]->bottomRight->coords().x(), 15.5);
+        QCOMPARE(rects[1]->topLeft->coords().x(), 39.5);
+        state.clearHighlight();
+        QVERIFY(bands().isEmpty());
+    }
+
+    void denseModelHasNoMatrix() {
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(resultFor(sample("dense-70b-64xh100.yaml")));
+        QCOMPARE(view.columns(), 0);
+        QVERIFY(!view.nextStepButton()->isEnabled());
+        QCOMPARE(view.markedColumn(), -1);
+    }
+
+    void exportsAreValid() {
+        HeatmapView view(nullptr, nullptr);
+        view.resize(900, 500);
+        view.showResult(resultFor(defaultScenario()));
+        QTemporaryDir dir;
+        const QString svg = dir.filePath(QStringLiteral("heatmap.svg"));
+        QCOMPARE(view.exportTo(svg), QString());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY(text.startsWith(QStringLiteral("<?xml")));
+        QVERIFY(text.contains(QStringLiteral("viewBox=\"0 0 1600 900\"")));
+        QVERIFY(text.contains(QStringLiteral("dgx-h100-8x8-moe16")));
+        QVERIFY(text.contains(QStringLiteral("token slots per micro-batch"))); // colour scale
+        QVERIFY(text.contains(QStringLiteral("<image")));                      // the matrix
+
+        const QString png = dir.filePath(QStringLiteral("heatmap.png"));
+        const QRect viewport = view.plot()->viewport();
+        QCOMPARE(view.exportTo(png), QString());
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 1600 && image.height() >= 900);
+        // The widget keeps its own size after a slide-sized export.
+        QCOMPARE(view.plot()->viewport(), viewport);
+
+        const QString pdf = dir.filePath(QStringLiteral("heatmap.pdf"));
+        QCOMPARE(view.exportTo(pdf), QString());
+        QFile pdf_file(pdf);
+        QVERIFY(pdf_file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = pdf_file.readAll();
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QVERIFY(bytes.size() > 5000);
+
+        QVERIFY(view.exportTo(dir.filePath(QStringLiteral("heatmap.txt"))).contains("format"));
+    }
+};
+
+QTEST_MAIN(TestHeatmapView)
+#include "test_heatmap_view.moc"

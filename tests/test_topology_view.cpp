@@ -1,0 +1,319 @@
+// The topology diagram: its exports hold one tile per GPU and follow the scenario, hovering a
+// GPU outlines its parallel groups, a clicked warning's GPUs are drawn outlined, clicking a GPU
+// shows its experts, GPU fills follow the chosen metric, and 2048 GPUs are drawn per rack (not
+// an item per GPU or link) with the level of detail following the zoom.
+#include "moe/evaluate.h"
+#include "moe/scenario_io.h"
+#include "moe_widgets/palette.h"
+#include "moe_widgets/topology_view.h"
+#include "moe_widgets/view_state.h"
+#include "test_support.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QGraphicsView>
+#include <QImage>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+using namespace moe;
+using namespace moe::widgets;
+
+namespace {
+
+EvaluationResultPtr resultFor(const Scenario& scenario, uint64_t routing_step = 0) {
+    auto result = std::make_shared<EvaluationResult>();
+    result->generation = 1;
+    result->scenario = scenario;
+    result->routing_step = routing_step;
+    result->report = evaluate(scenario, routing_step);
+    return result;
+}
+
+Scenario sample(const std::string& name) {
+    const LoadResult loaded = loadScenarioFile(test::samplePath(name));
+    if (!loaded.ok())
+        qFatal("cannot load sample %s", name.c_str());
+    return *loaded.scenario;
+}
+
+/// Texts of an SVG that are a bare number: the GPU ids drawn on the tiles (every other label
+/// of the diagram and legend has words or units).
+std::multiset<int> numberTexts(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QString svg = QString::fromUtf8(file.readAll());
+    std::multiset<int> numbers;
+    static const QRegularExpression text(QStringLiteral("<text[^>]*>\\s*(\\d+)\\s*</text>"));
+    for (auto it = text.globalMatch(svg); it.hasNext();)
+        numbers.insert(it.next().captured(1).toInt());
+    return numbers;
+}
+
+bool near(const QColor& a, const QColor& b, int tolerance = 40) {
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) +
+               std::abs(a.blue() - b.blue()) <=
+           tolerance;
+}
+
+} // namespace
+
+class TestTopologyView : public QObject {
+    Q_OBJECT
+private slots:
+    void svgHasOneTilePerGpu() {
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(resultFor(defaultScenario()));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("topology.svg"));
+        QCOMPARE(view.exportTo(path), QString());
+        const std::multiset<int> ids = numberTexts(path);
+        // The default is 8 nodes x 8 GPUs: ids 0..63, each exactly once.
+        QCOMPARE(static_cast<int>(ids.size()), 64);
+        for (int gpu = 0; gpu < 64; ++gpu)
+            QCOMPARE(static_cast<int>(ids.count(gpu)), 1);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(file.readAll());
+        QVERIFY(svg.contains(QStringLiteral("Cluster topology — dgx-h100-8x8-moe16")));
+        QVERIFY(svg.contains(QStringLiteral("GPU fill: expert load")));    // legend
+        QVERIFY(svg.contains(QStringLiteral("Links: utilization")));       // legend
+        QVERIFY(svg.contains(QStringLiteral("viewBox=\"0 0 1600 900\""))); // slide size
+    }
+
+    void svgFollowsTheScenario() {
+        // Half the nodes: half the tiles, and the subtitle says so.
+        Scenario s = defaultScenario();
+        s.cluster.nodes = 4;
+        s.layout.dp = 32;
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(resultFor(s));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("half.svg"));
+        QCOMPARE(view.exportTo(path), QString());
+        const std::multiset<int> ids = numberTexts(path);
+        QCOMPARE(static_cast<int>(ids.size()), 32);
+        QCOMPARE(*ids.rbegin(), 31);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(file.readAll()).contains(QStringLiteral("32 × NVIDIA H100")));
+    }
+
+    void pngAndPdfAreValid() {
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(resultFor(defaultScenario()));
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("topology.png"));
+        QCOMPARE(view.exportTo(png), QString());
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 1600 && image.height() >= 900);
+        QCOMPARE(image.width() * 9, image.height() * 16);
+        // Not blank: the GPU tiles and switches put many colours on the page.
+        std::set<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+
+        const QString pdf = dir.filePath(QStringLiteral("topology.pdf"));
+        QCOMPARE(view.exportTo(pdf), QString());
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+        QVERIFY(bytes.size() > 10000);
+    }
+
+    void badExportsAreRefused() {
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        QVERIFY(!view.exportTo(QStringLiteral("/tmp/x.svg")).isEmpty()); // no result yet
+        view.showResult(resultFor(defaultScenario()));
+        QTemporaryDir dir;
+        QVERIFY(view.exportTo(dir.filePath(QStringLiteral("topology.bmp"))).contains("format"));
+        QVERIFY(!view.exportTo(QStringLiteral("/nonexistent-dir/x.png")).isEmpty());
+    }
+
+    void hoverOutlinesTheGpusGroups() {
+        // Default: tp = cp = 1 and EP=8 is the innermost dimension, so GPU 10 (node 1) is EP
+        // rank 2 of the EP group 8..15; DP=64 spans every GPU; TP and PP groups have one GPU
+        // and are not outlined; expert-DP groups are GPUs with the same EP rank (stride 8).
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(resultFor(defaultScenario()));
+        QSignalSpy hovered(&view, &TopologyView::hoveredGpuChanged);
+        view.setHoveredGpu(10);
+        QCOMPARE(hovered.count(), 1);
+        QCOMPARE(view.hoveredGpu(), 10);
+        QCOMPARE(view.hoverGroupMembers(GroupKind::ep),
+                 (QVector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
+        QCOMPARE(view.hoverGroupMembers(GroupKind::dp).size(), 64);
+        QVERIFY(view.hoverGroupMembers(GroupKind::tp).isEmpty());
+        QVERIFY(view.hoverGroupMembers(GroupKind::pp).isEmpty());
+        QVERIFY(view.hoverGroupMembers(GroupKind::edp).isEmpty()); // not part of "all"
+        view.setHoverGroups(TopologyView::HoverGroups::edp);
+        QCOMPARE(view.hoverGroupMembers(GroupKind::edp),
+                 (QVector<int>{2, 10, 18, 26, 34, 42, 50, 58}));
+        QVERIFY(view.hoverGroupMembers(GroupKind::ep).isEmpty());
+        view.setHoveredGpu(-1);
+        QVERIFY(view.hoverGroupMembers(GroupKind::edp).isEmpty());
+    }
+
+    void mouseHoverFindsTheGpu() {
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showResult(resultFor(defaultScenario()));
+        QGraphicsView* gv = view.graphicsView();
+        const QPoint at = gv->mapFromScene(view.gpuSceneRect(42).center());
+        QTest::mouseMove(gv->viewport(), at);
+        QTRY_COMPARE(view.hoveredGpu(), 42);
+        QCOMPARE(view.gpuAtScenePos(view.gpuSceneRect(42).center()), 42);
+        QCOMPARE(view.gpuAtScenePos(QPointF(-1000, -1000)), -1);
+        // GPU 42 is EP rank 2 of node 5 (GPUs 40..47).
+        QCOMPARE(view.hoverGroupMembers(GroupKind::ep).front(), 40);
+        QVERIFY(view.toolTipAt(view.gpuSceneRect(42).center()).contains(QStringLiteral("GPU 42")));
+    }
+
+    void highlightedGpusAreOutlined() {
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showResult(resultFor(defaultScenario()));
+        state.setHighlight({3}, QStringLiteral("a warning about GPU 3"));
+        view.zoomToGpu(3, 60);
+        QGraphicsView* gv = view.graphicsView();
+        const QImage shot = gv->viewport()->grab().toImage();
+        // The outline sits just outside the tile: 3 scene units left of GPU 3, not of GPU 5
+        // (left of GPU 4 would be GPU 3's right-hand outline).
+        auto outside = [&](int gpu) {
+            const QRectF tile = view.gpuSceneRect(gpu);
+            const QPoint p = gv->mapFromScene(QPointF(tile.left() - 3, tile.center().y()));
+            return QColor(shot.pixel(p * shot.devicePixelRatio()));
+        };
+        const QColor highlight(0xE0007A); // the light theme's highlight
+        QVERIFY2(near(outside(3), highlight), qPrintable(outside(3).name()));
+        QVERIFY2(!near(outside(5), highlight), qPrintable(outside(5).name()));
+    }
+
+    void clickShowsTheGpusExperts() {
+        // 16 experts round-robin over EP=8: EP rank 2 (GPU 10) holds experts 2 and 10.
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showResult(resultFor(defaultScenario()));
+        QGraphicsView* gv = view.graphicsView();
+        QTest::mouseClick(gv->viewport(), Qt::LeftButton, {},
+                          gv->mapFromScene(view.gpuSceneRect(10).center()));
+        QCOMPARE(state.selectedGpu(), 10);
+        const QString info = view.infoPanelText();
+        QVERIFY2(info.contains(QStringLiteral("every MoE layer: 2, 10")), qPrintable(info));
+        QVERIFY(info.contains(QStringLiteral("EP rank 2 of 8")));
+        QVERIFY(info.contains(QStringLiteral("EP group 1: GPUs 8–15")));
+        QVERIFY(info.contains(QStringLiteral("Memory")));
+        QVERIFY(info.contains(QStringLiteral("Traffic per step")));
+    }
+
+    void fillFollowsTheMetric() {
+        const EvaluationResultPtr result = resultFor(defaultScenario());
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(result);
+        // Expert load: the hottest GPU's busiest layer is the report's worst imbalance.
+        const int hot = result->report.load.hottestGpu(*result->report.placement);
+        QVERIFY(std::abs(view.gpuMetricValue(hot) + 1.0 - result->report.load.max_imbalance) <
+                1e-9);
+        // Memory: the stage's need over HBM, on the shared ramp.
+        state.setGpuMetric(GpuMetric::memory_use);
+        const MemoryBreakdown& memory = result->report.stages.front().memory;
+        const double share = memory.total_bytes / memory.hbm_bytes;
+        QVERIFY(share > 0.1 && share < 1.5);
+        QCOMPARE(view.gpuMetricValue(7), share);
+        QCOMPARE(view.gpuFill(7).rgb(), utilizationColor(share).rgb());
+        // Traffic: the busiest of the GPU's own links.
+        state.setGpuMetric(GpuMetric::traffic);
+        const HardwareGraph& g = *result->report.graph;
+        const auto& u = result->report.link_utilization;
+        const int nic = g.vertices[static_cast<size_t>(g.gpu_nic_vertex[7])].index;
+        const double busiest =
+            std::max({u[static_cast<size_t>(g.gpu_scale_up_link[7])],
+                      u[static_cast<size_t>(g.gpu_nic_link[7])],
+                      u[static_cast<size_t>(g.nic_leaf_link[static_cast<size_t>(nic)])]});
+        QCOMPARE(view.gpuMetricValue(7), busiest);
+    }
+
+    void twoThousandGpusAreDrawnPerRack() {
+        const EvaluationResultPtr result = resultFor(sample("deepseek-v3-2048xh800.yaml"));
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QElapsedTimer timer;
+        timer.start();
+        view.showResult(result);
+        view.graphicsView()->viewport()->repaint();
+        const double first_ms = timer.nsecsElapsed() / 1e6;
+        timer.restart();
+        view.showResult(result); // an edit that keeps the cluster's shape
+        view.graphicsView()->viewport()->repaint();
+        const double again_ms = timer.nsecsElapsed() / 1e6;
+        qInfo("2048 GPUs: first showResult + repaint %.1f ms, again %.1f ms", first_ms, again_ms);
+        QVERIFY2(again_ms < 1000, qPrintable(QString::number(again_ms)));
+
+        // 64 racks, 8 pods and two fabric layers: no item per GPU (2048) or link (8192).
+        QCOMPARE(view.sceneItemCount(), 64 + 8 + 2);
+        // The whole cluster in view is too small for labels; zoomed onto a GPU, everything.
+        QVERIFY(view.detail() != TopologyView::Detail::full);
+        QCOMPARE(TopologyView::detailAt(0.05), TopologyView::Detail::racks);
+        QCOMPARE(TopologyView::detailAt(0.2), TopologyView::Detail::gpus);
+        QCOMPARE(TopologyView::detailAt(1.0), TopologyView::Detail::full);
+        view.zoomToGpu(1487, 56);
+        QCOMPARE(view.detail(), TopologyView::Detail::full);
+        QVERIFY(view.graphicsView()
+                    ->mapToScene(view.graphicsView()->viewport()->rect())
+                    .boundingRect()
+                    .contains(view.gpuSceneRect(1487)));
+
+        // Hovering still finds the groups: EP=64 innermost (GPUs 1472..1535), PP=16 outermost
+        // (every 128th GPU from 1487 % 128 = 79).
+        view.setHoveredGpu(1487);
+        const QVector<int> ep = view.hoverGroupMembers(GroupKind::ep);
+        QCOMPARE(ep.size(), 64);
+        QCOMPARE(ep.front(), 1472);
+        QCOMPARE(ep.back(), 1535);
+        const QVector<int> pp = view.hoverGroupMembers(GroupKind::pp);
+        QCOMPARE(pp.size(), 16);
+        QCOMPARE(pp.front(), 79);
+        QCOMPARE(pp[1], 79 + 128);
+
+        // The slide export draws racks of GPU cells without 2048 id labels.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ds.svg"));
+        QCOMPARE(view.exportTo(path), QString());
+        QVERIFY(numberTexts(path).size() < 100);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(file.readAll());
+        QVERIFY(svg.contains(QStringLiteral("2048 × NVIDIA H800")));
+        QVERIFY(svg.contains(QStringLiteral("Pod 7")));
+    }
+};
+
+QTEST_MAIN(TestTopologyView)
+#include "test_topology_view.moc"

@@ -1,0 +1,140 @@
+#pragma once
+// The desktop app's window: one dock per view (editor, topology, heatmap, timeline, breakdown,
+// memory, warnings, edit history), the File and Edit menus, and a status bar with the step time,
+// tokens/s, MFU and memory headroom. It owns the document, the evaluator and the shared view
+// state, and is the only place that forwards results to the views.
+
+#include "moe_widgets/evaluator.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QList>
+#include <QMainWindow>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+class QActionGroup;
+class QDockWidget;
+class QFileSystemWatcher;
+class QLabel;
+class QMenu;
+class QUndoView;
+
+namespace moe::widgets {
+
+class ReportView;
+class ScenarioDocument;
+class ScenarioEditor;
+class ViewState;
+class WarningsView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    struct Options {
+        /// Restore and save the window layout and recent files with QSettings (off for
+        /// screenshots, exports and tests, which want the default layout).
+        bool use_settings = true;
+        /// Watch the open file for changes on disk.
+        bool watch_file = true;
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ScenarioDocument* document() const { return document_; }
+    Evaluator* evaluator() const { return evaluator_; }
+    ViewState* viewState() const { return state_; }
+    ScenarioEditor* editor() const { return editor_; }
+    WarningsView* warningsView() const { return warnings_; }
+    /// Every report view, in dock order (the editor and the history are not report views).
+    const QList<ReportView*>& views() const { return views_; }
+    QDockWidget* dockFor(const QString& view_id) const;
+    /// Adds a report view in its own dock; it receives every result from now on.
+    QDockWidget* addView(ReportView* view, Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
+
+    /// Opens a scenario file. On errors the current document stays, the problems are listed in
+    /// the warnings panel, and false is returned.
+    bool openFile(const QString& path);
+    /// Evaluates the document on this thread and shows the result (start-up, export).
+    void evaluateNow();
+    /// Writes every view to `directory`/<view id>.<format> for each format ("svg", "png",
+    /// "pdf"). Returns one line per problem (empty when everything was written).
+    QStringList exportViews(const QString& directory, const QStringList& formats);
+    /// The newest result shown in the views.
+    EvaluationResultPtr currentResult() const { return current_; }
+    /// Status bar text (step time, tokens/s, MFU, memory headroom), for tests.
+    QString statusSummary() const;
+    /// Milliseconds from the last document change to the views having received its result.
+    double lastUpdateMs() const { return last_update_ms_; }
+    /// Milliseconds each view's showResult() took for the newest result, by view id.
+    const QHash<QString, double>& lastViewMs() const { return view_ms_; }
+
+    static QStringList sampleFiles();
+
+signals:
+    /// After every view's showResult() ran for `result`.
+    void resultShown(const moe::widgets::EvaluationResultPtr& result);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void createViews();
+    void createMenus();
+    void createStatusBar();
+    void arrangeDocks();
+    void sizeDocks();
+    QDockWidget* addDock(QWidget* widget, const QString& id, const QString& title,
+                         Qt::DockWidgetArea area);
+    void requestEvaluation();
+    void showResultInViews(const EvaluationResultPtr& result);
+    void updateStatus(const EvaluationResultPtr& result);
+    void updateTitle();
+    void updateRecentMenu();
+    void addRecentFile(const QString& path);
+    void watchFile();
+    void onFileChangedOnDisk(const QString& path);
+    bool maybeSave();
+    bool saveDocument();
+    bool saveDocumentAs();
+    void openDialog();
+    void newFromSample(const QString& path);
+    void exportDialog();
+    void setDarkPalette(bool dark);
+    void restoreLayout();
+    void saveLayout();
+
+    Options options_;
+    ScenarioDocument* document_;
+    Evaluator* evaluator_;
+    ViewState* state_;
+    ScenarioEditor* editor_ = nullptr;
+    WarningsView* warnings_ = nullptr;
+    QUndoView* history_ = nullptr;
+    QList<ReportView*> views_;
+    QList<QDockWidget*> docks_;
+    QByteArray default_state_;
+    EvaluationResultPtr current_;
+
+    QMenu* recent_menu_ = nullptr;
+    QMenu* view_menu_ = nullptr;
+    QLabel* step_label_ = nullptr;
+    QLabel* throughput_label_ = nullptr;
+    QLabel* mfu_label_ = nullptr;
+    QLabel* memory_label_ = nullptr;
+    QLabel* timing_label_ = nullptr;
+    QFileSystemWatcher* watcher_ = nullptr;
+    bool asking_reload_ = false;
+    bool layout_restored_ = false; ///< from QSettings; else the default sizes apply on show
+    bool shown_ = false;
+
+    QElapsedTimer change_timer_; ///< since the last document change (update latency)
+    double last_update_ms_ = 0;
+    QHash<QString, double> view_ms_;
+};
+
+} // namespace moe::widgets

@@ -1,0 +1,201 @@
+#include "view_export.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QLocale>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <algorithm>
+#include <cmath>
+
+namespace moe::widgets::detail {
+
+ExportFormat exportFormatOf(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("svg"))
+        return ExportFormat::svg;
+    if (suffix == QLatin1String("png"))
+        return ExportFormat::png;
+    if (suffix == QLatin1String("pdf"))
+        return ExportFormat::pdf;
+    return ExportFormat::unknown;
+}
+
+namespace {
+QString checkWritten(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.exists())
+        return QStringLiteral("nothing was written to %1").arg(path);
+    if (info.size() == 0)
+        return QStringLiteral("%1 was written empty").arg(path);
+    return {};
+}
+} // namespace
+
+QString exportPage(const QString& path, const QSizeF& page_size, const QString& title,
+                   const std::function<void(QPainter&, const QRectF&)>& paint) {
+    const QRectF page(QPointF(0, 0), page_size);
+    switch (exportFormatOf(path)) {
+    case ExportFormat::svg: {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(page_size.toSize());
+        svg.setViewBox(page);
+        svg.setTitle(title);
+        svg.setDescription(QStringLiteral("MoE Planner"));
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return QStringLiteral("cannot write %1").arg(path);
+        paint(painter, page);
+        painter.end();
+        return checkWritten(path);
+    }
+    case ExportFormat::png: {
+        // Twice the logical size: sharp on high-density screens and projectors.
+        constexpr qreal kScale = 2.0;
+        QImage image((page_size * kScale).toSize(), QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(kScale);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            paint(painter, page);
+        }
+        if (!image.save(path, "PNG"))
+            return QStringLiteral("cannot write %1").arg(path);
+        return checkWritten(path);
+    }
+    case ExportFormat::pdf: {
+        QPdfWriter pdf(path);
+        pdf.setTitle(title);
+        pdf.setCreator(QStringLiteral("MoE Planner"));
+        // One point per logical pixel: the page keeps the view's proportions.
+        pdf.setResolution(72);
+        pdf.setPageSize(QPageSize(page_size, QPageSize::Point, title, QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QPainter painter;
+        if (!painter.begin(&pdf))
+            return QStringLiteral("cannot write %1").arg(path);
+        const QRectF device(0, 0, pdf.width(), pdf.height());
+        painter.scale(device.width() / page.width(), device.height() / page.height());
+        paint(painter, page);
+        painter.end();
+        return checkWritten(path);
+    }
+    case ExportFormat::unknown:
+        break;
+    }
+    return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
+}
+
+bool isDark(const QPalette& palette) {
+    return palette.color(QPalette::Base).lightness() < 128;
+}
+
+ViewTheme viewTheme(bool dark) {
+    ViewTheme t;
+    t.dark = dark;
+    if (!dark) {
+        t.background = QColor(0xFFFFFF);
+        t.text = QColor(0x1F2933);
+        t.muted = QColor(0x5B6775);
+        t.pod_fill = QColor(0xF4F6F9);
+        t.pod_border = QColor(0xC9D1DB);
+        t.rack_fill = QColor(0xE6EAF0);
+        t.rack_border = QColor(0x9AA5B4);
+        t.node_fill = QColor(0xFFFFFF);
+        t.node_border = QColor(0xB4BDC9);
+        t.switch_fill = QColor(0x3E4A5B);
+        t.switch_text = QColor(0xFFFFFF);
+        t.idle_link = QColor(0xC3CAD4);
+        t.highlight = QColor(0xE0007A);
+        t.no_data = QColor(0xD5DAE1);
+    } else {
+        t.background = QColor(0x1C1F24);
+        t.text = QColor(0xE6E9ED);
+        t.muted = QColor(0x9AA5B1);
+        t.pod_fill = QColor(0x23272D);
+        t.pod_border = QColor(0x3C434D);
+        t.rack_fill = QColor(0x2B3038);
+        t.rack_border = QColor(0x56606D);
+        t.node_fill = QColor(0x343A43);
+        t.node_border = QColor(0x4F5865);
+        t.switch_fill = QColor(0x8593A6);
+        t.switch_text = QColor(0x101317);
+        t.idle_link = QColor(0x4A525E);
+        t.highlight = QColor(0xFF4FB0);
+        t.no_data = QColor(0x4A515B);
+    }
+    return t;
+}
+
+QString formatBytes(double bytes) {
+    const double a = std::abs(bytes);
+    if (a >= 1e12)
+        return QString::number(bytes / 1e12, 'f', a >= 1e14 ? 0 : (a >= 1e13 ? 1 : 2)) + " TB";
+    if (a >= 1e9)
+        return QString::number(bytes / 1e9, 'f', a >= 1e11 ? 0 : (a >= 1e10 ? 1 : 2)) + " GB";
+    if (a >= 1e6)
+        return QString::number(bytes / 1e6, 'f', a >= 1e8 ? 0 : (a >= 1e7 ? 1 : 2)) + " MB";
+    if (a >= 1e3)
+        return QString::number(bytes / 1e3, 'f', a >= 1e5 ? 0 : 1) + " kB";
+    return QString::number(bytes, 'f', 0) + " B";
+}
+
+QString formatCount(double value) {
+    static const QLocale english(QLocale::English);
+    if (!std::isfinite(value))
+        return QStringLiteral("–");
+    if (std::abs(value - std::round(value)) < 1e-9 || std::abs(value) >= 1000)
+        return english.toString(static_cast<qlonglong>(std::llround(value)));
+    return english.toString(value, 'f', 1);
+}
+
+QString formatPercent(double fraction) {
+    if (!std::isfinite(fraction))
+        return QStringLiteral("–");
+    const double p = fraction * 100;
+    return QString::number(p, 'f', std::abs(p) < 10 ? 1 : 0) + "%";
+}
+
+QString formatSeconds(double seconds) {
+    const double a = std::abs(seconds);
+    if (a >= 1)
+        return QString::number(seconds, 'f', a >= 100 ? 0 : (a >= 10 ? 1 : 2)) + " s";
+    if (a >= 1e-3)
+        return QString::number(seconds * 1e3, 'f', a >= 0.1 ? 0 : (a >= 0.01 ? 1 : 2)) + " ms";
+    return QString::number(seconds * 1e6, 'f', 0) + QStringLiteral(" µs");
+}
+
+QString formatGpuList(const std::vector<int>& gpus, int max_items) {
+    if (gpus.empty())
+        return QStringLiteral("none");
+    if (gpus.size() == 1)
+        return QString::number(gpus.front());
+    bool contiguous = true;
+    for (size_t i = 1; i < gpus.size() && contiguous; ++i)
+        contiguous = gpus[i] == gpus[i - 1] + 1;
+    if (contiguous)
+        return QStringLiteral("%1–%2").arg(gpus.front()).arg(gpus.back());
+    const int stride = gpus[1] - gpus[0];
+    bool strided = stride > 0;
+    for (size_t i = 1; i < gpus.size() && strided; ++i)
+        strided = gpus[i] - gpus[i - 1] == stride;
+    if (strided)
+        return QStringLiteral("%1, %2, … %3 (stride %4)")
+            .arg(gpus[0])
+            .arg(gpus[1])
+            .arg(gpus.back())
+            .arg(stride);
+    QStringList items;
+    for (size_t i = 0; i < gpus.size() && static_cast<int>(i) < max_items; ++i)
+        items << QString::number(gpus[i]);
+    if (static_cast<int>(gpus.size()) > max_items)
+        items << QStringLiteral("…");
+    return items.join(QStringLiteral(", "));
+}
+
+} // namespace moe::widgets::detail
