@@ -252,6 +252,16 @@ const std::vector<Case>& singleProblemCases() {
          "training.global_batch",
          "layout.schedule = dualpipe needs at least 2*layout.pp = 16 micro-batches, but "
          "training.global_batch / (layout.dp * training.micro_batch) = 64 / (8 * 1) = 8"},
+        {"dualpipe odd micro-batches",
+         [](Scenario& s) {
+             setLayout(s, 1, 1, 8, 8);
+             s.layout.schedule = PipelineSchedule::dualpipe;
+             s.training.global_batch = 8 * 17;
+         },
+         "training.global_batch",
+         "layout.schedule = dualpipe needs an even number of micro-batches (half enter from "
+         "each end), but training.global_batch / (layout.dp * training.micro_batch) = 136 / "
+         "(8 * 1) = 17"},
         // --- dense and MoE model rules ---
         {"dense model with ep",
          [](Scenario& s) {

@@ -442,6 +442,12 @@ private:
                 error("training.global_batch",
                       "layout.schedule = dualpipe needs at least 2*layout.pp = " +
                           num(2 * int64_t{l.pp}) + " micro-batches, but " + micro_batches);
+            else if (micro_batches_ > 0 && micro_batches_ % 2 != 0)
+                // DualPipe feeds half of the micro-batches from each end of the pipeline.
+                error("training.global_batch",
+                      "layout.schedule = dualpipe needs an even number of micro-batches (half "
+                      "enter from each end), but " +
+                          micro_batches);
         }
     }
 
