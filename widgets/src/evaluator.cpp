@@ -32,6 +32,9 @@ std::shared_ptr<EvaluationResult> evaluateScenario(const Scenario& scenario, uin
     const auto start = std::chrono::steady_clock::now();
     try {
         result->report = evaluate(scenario, routing_step);
+        // The Gantt's schedule is simulated here too, so the GUI thread only draws it.
+        result->timeline =
+            std::make_shared<const Timeline>(simulateTimeline(scenario, result->report));
     } catch (const std::exception& e) {
         qWarning("evaluate() failed: %s", e.what());
         return nullptr;
