@@ -155,7 +155,13 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     evaluateNow();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // ~QWidget closes the window, which makes an open editor commit its value into the
+    // document; by then this MainWindow is only a QWidget, so nothing of the document may call
+    // back into it.
+    document_->disconnect(this);
+    document_->blockSignals(true);
+}
 
 QDockWidget* MainWindow::addDock(QWidget* widget, const QString& id, const QString& title,
                                  Qt::DockWidgetArea area) {
