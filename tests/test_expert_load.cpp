@@ -79,6 +79,8 @@ class TestExpertLoad : public QObject {
     Q_OBJECT
 private slots:
     void perGroupImbalance();
+    void worstGroupImbalanceHandComputed();
+    void cacheGivesTheSameSample();
     void popularitySumsToOne();
     void zipfAlphaZeroIsUniform();
     void balanceBlendsTowardUniform();
@@ -101,6 +103,82 @@ private slots:
     void badInputDoesNotCrash();
     void speed();
 };
+
+/// Two groups, two ranks, two layers, set by hand: group 0's busiest ranks carry 6 and 5 token
+/// slots, group 1's 4 and 7; the layer means are (6+2+4+4)/4 = 4 and (5+3+7+1)/4 = 4. Group 0
+/// averages (6/4 + 5/4)/2 = 1.375, group 1 (4/4 + 7/4)/2 = 1.375 too; with only layer 1, group 1
+/// is worst at 7/4 = 1.75; with only layer 0, group 0 at 6/4 = 1.5. The per-layer maximum over
+/// groups would charge (1.5 + 1.75)/2 = 1.625 for both layers: more than any single group pays.
+void TestExpertLoad::worstGroupImbalanceHandComputed() {
+    ExpertLoad l;
+    l.moe_layers = 2;
+    l.sampled_groups = 2;
+    l.ep = 2;
+    // rank_tokens[(layer * groups + group) * ep + rank]
+    l.rank_tokens = {6, 2, 4, 4, 5, 3, 7, 1};
+    QCOMPARE(l.worstGroupImbalance({0, 1}), 1.375);
+    QCOMPARE(l.worstGroupImbalance({1}), 1.75);
+    QCOMPARE(l.worstGroupImbalance({0}), 1.5);
+    QCOMPARE(l.worstGroupImbalance({}), 1.0);
+    QCOMPARE(l.worstGroupImbalance({5}), 1.0); // not a layer of this sample
+    l.rank_tokens = {1, 1, 1, 1, 1, 1, 1, 1};
+    QCOMPARE(l.worstGroupImbalance({0, 1}), 1.0);
+}
+
+/// The cache returns exactly the uncached sample, including the stage map of a different
+/// pipeline split that shares the routing sample, and misses when the routing changes.
+void TestExpertLoad::cacheGivesTheSameSample() {
+    Shape shape;
+    shape.nodes = 2;
+    shape.layers = 8;
+    shape.experts = 16;
+    shape.dp = 16;
+    shape.ep = 8;
+    Scenario flat = makeScenario(shape);
+    flat.routing.model = PopularityModel::zipf;
+    flat.routing.zipf_alpha = 0.8;
+    // 16 GPUs, EP=8: two sampled token streams (expert-DP = 16 / 8).
+    ExpertLoadCache cache;
+    const Placement pf = place(flat);
+    const ExpertLoad a = sampleExpertLoad(flat, pf, 0, cache);
+    const ExpertLoad b = sampleExpertLoad(flat, pf, 0, cache);
+    QCOMPARE(cache.misses, int64_t{1});
+    QCOMPARE(cache.hits, int64_t{1});
+    const ExpertLoad fresh = sampleExpertLoad(flat, pf, 0);
+    QVERIFY(a.rank_tokens == fresh.rank_tokens && b.rank_tokens == fresh.rank_tokens);
+    QVERIFY(b.stage_of_layer == fresh.stage_of_layer);
+
+    // Another rank order and recompute read the same sample.
+    Scenario reordered = flat;
+    reordered.layout.order = {Dim::tp, Dim::cp, Dim::dp, Dim::ep, Dim::pp};
+    reordered.training.recompute = Recompute::full;
+    const ExpertLoad c = sampleExpertLoad(reordered, place(reordered), 0, cache);
+    QCOMPARE(cache.hits, int64_t{2});
+    QVERIFY(c.rank_tokens == fresh.rank_tokens);
+
+    // A pipeline split with the same streams and slots: the sample is shared, the stage map
+    // is its own.
+    Scenario split = flat;
+    split.cluster.nodes = 4;
+    split.layout.pp = 2; // 32 GPUs: 2 stages of 16, the same two streams of EP=8
+    const ExpertLoad d = sampleExpertLoad(split, place(split), 0, cache);
+    QCOMPARE(cache.hits, int64_t{3});
+    const ExpertLoad d_fresh = sampleExpertLoad(split, place(split), 0);
+    QVERIFY(d.rank_tokens == d_fresh.rank_tokens);
+    QVERIFY(d.stage_of_layer == d_fresh.stage_of_layer);
+    QVERIFY(d.stage_of_layer != fresh.stage_of_layer);
+
+    // Another step or another routing: a miss, and the fresh sample.
+    const int64_t misses = cache.misses;
+    const ExpertLoad e = sampleExpertLoad(flat, pf, 1, cache);
+    QCOMPARE(cache.misses, misses + 1);
+    QVERIFY(e.rank_tokens == sampleExpertLoad(flat, pf, 1).rank_tokens);
+    Scenario skewed = flat;
+    skewed.routing.zipf_alpha = 1.2;
+    const ExpertLoad f = sampleExpertLoad(skewed, pf, 0, cache);
+    QCOMPARE(cache.misses, misses + 2);
+    QVERIFY(f.rank_tokens == sampleExpertLoad(skewed, pf, 0).rank_tokens);
+}
 
 void TestExpertLoad::popularitySumsToOne() {
     Shape shape;

@@ -153,6 +153,51 @@ private slots:
         QCOMPARE(spanOf(win, GroupKind::edp).nodes, 8);
     }
 
+    /// The file as shipped, nothing pinned: EP=16 fills the 16-GPU node, expert-DP=4 across the
+    /// 4 nodes, and the explanation says what EP=8 would cost.
+    void sixteenGpuNodesAsShippedTextbookWinner() {
+        const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml");
+        QVERIFY(s);
+        const SearchResult r = search(*s, {});
+        QVERIFY(r.found());
+        const Scenario& win = r.ranked.front().scenario;
+        const std::string why = layoutSummary(win) + joined(r.explanation);
+        QVERIFY2(win.layout.ep == 16 && win.layout.expertDp() == 4 && win.layout.tp == 1,
+                 why.c_str());
+        QCOMPARE(spanOf(win, GroupKind::ep).domains, 1);
+        QCOMPARE(spanOf(win, GroupKind::ep).gpus, 16);
+        QCOMPARE(spanOf(win, GroupKind::edp).nodes, 4);
+        QCOMPARE(spanOf(win, GroupKind::edp).max_gpus_per_domain, 1);
+        QVERIFY2(!lineWith(r.explanation, "MoE all-to-all", {"EP=16", "NVLink only"}).empty(),
+                 why.c_str());
+        QVERIFY2(!lineWith(r.explanation, "expert gradient sync", {"InfiniBand"}).empty(),
+                 why.c_str());
+        QVERIFY2(!lineWith(r.explanation, "Best with another EP", {"EP=8"}).empty(), why.c_str());
+    }
+
+    /// Memory reserve: no recommended layout uses more than 95% of HBM, and the reserve is what
+    /// rejects the fastest EP=8 layout of the 16-GPU sample (micro-batch 2 without recompute,
+    /// 79.8 of 80 GB); with the reserve off it comes back.
+    void memoryReserveKeepsRecommendationsOutOfTheLastFivePercent() {
+        const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml");
+        QVERIFY(s);
+        SearchOptions o;
+        o.top_n = 1'000'000;
+        const SearchResult with = searchLayouts(*s, o);
+        QVERIFY(with.found());
+        for (const SearchCandidate& c : with.ranked)
+            QVERIFY2(c.figures.memory_bytes <= 0.95 * c.figures.hbm_bytes + 1.0,
+                     layoutSummary(c.scenario).c_str());
+        o.memory_reserve_share = 0.0;
+        const SearchResult without = searchLayouts(*s, o);
+        QVERIFY(without.evaluated > with.evaluated);
+        const SearchFigures& full = without.ranked.front().figures;
+        QVERIFY(full.memory_bytes > 0.95 * full.hbm_bytes);
+        QVERIFY(full.step_time_s < with.ranked.front().figures.step_time_s);
+        QVERIFY(with.rejectedCount(RejectReason::memory) >
+                without.rejectedCount(RejectReason::memory));
+    }
+
     void sixteenGpuNodesTextbookWinner() {
         const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml", kTextbookOverrides);
         QVERIFY(s);
@@ -168,28 +213,41 @@ private slots:
         QVERIFY(!lineWith(r.explanation, "MoE all-to-all", {"EP=16", "NVLink only"}).empty());
     }
 
-    /// The samples as shipped route with a skew (Zipf 0.6 blended half-way to uniform). The model
-    /// then charges EP=8 (two experts per rank) an imbalance wait that fewer, fuller EP ranks
-    /// avoid, and the winner moves away from the textbook layout. Whatever it is, the textbook
-    /// layout must have been evaluated and must lose by less than its extra imbalance wait:
-    /// that figure, not a search defect, decides.
+    /// Routing skew decides between EP=8 and EP=16: with one expert per GPU the hot expert
+    /// lands on one GPU. Where the textbook layout loses, it must have been evaluated and must
+    /// lose by less than its extra imbalance wait: that figure, not a search defect, decides.
     void samplesAsShippedImbalanceDecides_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("textbook_ep");
-        QTest::newRow("dgx-h100-8x8") << "dgx-h100-8x8-moe16.yaml" << 8;
-        QTest::newRow("16gpu-nodes") << "16gpu-nodes-4x16-moe16.yaml" << 16;
+        QTest::addColumn<QStringList>("overrides");
+        QTest::addColumn<bool>("textbook_loses");
+        QTest::newRow("dgx-h100-8x8") << "dgx-h100-8x8-moe16.yaml" << 8 << QStringList{} << false;
+        QTest::newRow("16gpu-nodes")
+            << "16gpu-nodes-4x16-moe16.yaml" << 16 << QStringList{} << false;
+        // The default's routing on 16-GPU nodes: one expert per GPU turns the hot expert into a
+        // straggler and EP=8 wins (the sample's header says so).
+        QTest::newRow("16gpu-nodes, default routing")
+            << "16gpu-nodes-4x16-moe16.yaml" << 16 << QStringList{"routing.balance=0.9"} << true;
     }
     void samplesAsShippedImbalanceDecides() {
         QFETCH(QString, file);
         QFETCH(int, textbook_ep);
-        const auto s = loadSample(file.toStdString());
+        QFETCH(QStringList, overrides);
+        QFETCH(bool, textbook_loses);
+        std::vector<std::string> override_list;
+        for (const QString& o : overrides)
+            override_list.push_back(o.toStdString());
+        const auto s = loadSample(file.toStdString(), override_list);
         QVERIFY(s);
         const SearchResult r = search(*s, {}, 1'000'000);
         QVERIFY(r.found());
         const SearchCandidate& win = r.ranked.front();
         const LayoutSpec& wl = win.scenario.layout;
-        if (wl.ep == textbook_ep && wl.tp == 1 && spanOf(win.scenario, GroupKind::ep).domains == 1)
-            return; // the textbook answer
+        const bool textbook_wins =
+            wl.ep == textbook_ep && wl.tp == 1 && spanOf(win.scenario, GroupKind::ep).domains == 1;
+        QCOMPARE(!textbook_wins, textbook_loses);
+        if (textbook_wins)
+            return;
         const SearchCandidate* textbook = nullptr;
         for (const SearchCandidate& c : r.ranked) {
             const LayoutSpec& l = c.scenario.layout;
@@ -231,7 +289,9 @@ private slots:
         if (pins.contains("layout.pp=1"))
             QVERIFY2(win.layout.tp > 1, why.c_str());
         QCOMPARE(spanOf(win, GroupKind::tp).domains, 1);
-        QVERIFY2(!lineWith(r.explanation, "Memory: ", {"does not fit", "GB > 48.0 GB"}).empty(),
+        QVERIFY2(!lineWith(r.explanation, "Memory: ",
+                           {"does not fit", "GB > 45.6 GB (48.0 GB of HBM less the 5% reserve)"})
+                      .empty(),
                  why.c_str());
         // The cheapest TP=1 / PP=1 layout really does not fit (the memory line is true).
         QVERIFY(r.rejectedCount(RejectReason::memory) > 0);
@@ -431,8 +491,9 @@ private slots:
         QVERIFY(r.rejectedCount(RejectReason::memory) > 0);
         QCOMPARE(r.rejectedCount(RejectReason::wide_tp), int64_t{0});
         QCOMPARE(rejectedTotal(r), r.candidates);
-        QVERIFY(
-            !lineWith(r.explanation, "Closest to fitting: ", {"over the 10.0 GB of HBM"}).empty());
+        QVERIFY(!lineWith(r.explanation, "Closest to fitting: ",
+                          {"over 9.5 GB (10.0 GB of HBM less the 5% reserve)"})
+                     .empty());
         QVERIFY(r.input);
         QVERIFY(!r.input->figures.fits);
         QCOMPARE(r.input->rank, 0);

@@ -35,6 +35,7 @@ struct Options {
     int top = 10;
     int max_pp = 0;
     int threads = 0;
+    int reserve_pct = 5;
     std::string write_best;
 };
 
@@ -219,6 +220,7 @@ int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
     search.pins = options.pins;
     search.top_n = options.top;
     search.max_pp = options.max_pp;
+    search.memory_reserve_share = options.reserve_pct / 100.0;
     search.threads = options.threads;
     const SearchResult result = searchLayouts(*scenario, search);
     if (!result.ok()) {
@@ -306,6 +308,8 @@ const std::vector<Command>& commands() {
          "                    allow several values)\n"
          "  --top N           ranked layouts to print (default 10)\n"
          "  --max-pp N        deepest pipeline to try (default: the layer count)\n"
+         "  --reserve PCT     share of HBM a layout must leave free (default 5, the\n"
+         "                    report's memory-tight threshold; 0 allows a full GPU)\n"
          "  --threads N       worker threads (default 0 = every core)\n"
          "  --write-best F    save the scenario with the winning layout to F\n"
          "  --set key=value   what-if overrides applied before searching\n"
@@ -358,7 +362,7 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
                 return "--repeat needs a positive number";
         } else if (std::string(c.name) == "search" &&
                    (a == "--pin" || a == "--top" || a == "--max-pp" || a == "--threads" ||
-                    a == "--write-best")) {
+                    a == "--reserve" || a == "--write-best")) {
             if (i + 1 >= args.size())
                 return a + " needs a value";
             const std::string& value = args[++i];
@@ -377,9 +381,12 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
                 const int min = a == "--top" ? 1 : 0;
                 if (used == 0 || used != value.size() || number < min)
                     return a + " needs a whole number" + (min > 0 ? " of at least 1" : " >= 0");
-                (a == "--top"      ? options.top
-                 : a == "--max-pp" ? options.max_pp
-                                   : options.threads) = number;
+                if (a == "--reserve" && number > 50)
+                    return "--reserve needs a percentage from 0 to 50";
+                (a == "--top"       ? options.top
+                 : a == "--max-pp"  ? options.max_pp
+                 : a == "--reserve" ? options.reserve_pct
+                                    : options.threads) = number;
             }
         } else if (std::string(c.name) == "timeline" &&
                    (a == "--trace" || a == "--csv" || a == "--gpus" || a == "--steps")) {

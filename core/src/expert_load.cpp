@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 
 namespace moe {
 
@@ -321,7 +322,100 @@ std::vector<int> stageOfMoeLayers(const ModelSpec& model, const LayoutSpec& layo
     return stage;
 }
 
+struct SampleShape {
+    int groups = 1;    ///< token streams sampled per layer
+    int64_t slots = 0; ///< token slots per stream per micro-batch
+};
+
+SampleShape sampleShape(const Scenario& scenario) {
+    const ModelSpec& model = scenario.model;
+    const LayoutSpec& layout = scenario.layout;
+    SampleShape shape;
+    // Distinct token streams per layer: the EP groups of the stage holding it that see
+    // different tokens. There are etp * edp EP groups per stage, but the etp shards of one EP
+    // rank process the same tokens (Megatron all-gathers dispatched tokens over the ETP group),
+    // so the streams are the expert-DP replicas: edp = TP*CP*DP / (EP*ETP). Sampling more than
+    // kMaxSampledGroups of them adds nothing visible and would cost time.
+    const int ep = std::max(1, layout.ep);
+    const int64_t dense_inner =
+        int64_t{std::max(1, layout.tp)} * std::max(1, layout.cp) * std::max(1, layout.dp);
+    const int64_t streams64 = dense_inner / (int64_t{ep} * std::max(1, layout.etp));
+    // = min(layout.expertDp(), kMaxSampledGroups), computed so that no degree divides by 0.
+    shape.groups = static_cast<int>(std::clamp<int64_t>(streams64, 1, kMaxSampledGroups));
+
+    // Token slots per stream per micro-batch: each of the EP*ETP GPUs of a stream contributes
+    // tokensPerGpuPerMicroBatch = micro_batch * seq_len / (cp * tp) tokens, each routed to top_k
+    // experts: slots = ep * etp * tokens_per_gpu * top_k. (With ETP = 1 this is
+    // ep * tokens_per_gpu * top_k; the etp factor keeps the stage's slots = dp * mbs * seq * k.)
+    const double tokens_per_gpu = tokensPerGpuPerMicroBatch(scenario);
+    const double slots_real = static_cast<double>(ep) * std::max(1, layout.etp) * tokens_per_gpu *
+                              std::max(0, model.top_k);
+    shape.slots =
+        std::isfinite(slots_real) && slots_real > 0 ? std::llround(slots_real) : int64_t{0};
+    return shape;
+}
+
+ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
+    const SampleShape shape = sampleShape(scenario);
+    ExpertLoadCache::Key key;
+    key.routing = scenario.routing;
+    key.experts = scenario.model.experts;
+    key.moe_layers = scenario.model.moeLayers();
+    key.capacity_factor = scenario.model.capacity_factor;
+    key.ep = scenario.layout.ep;
+    key.groups = shape.groups;
+    key.slots = shape.slots;
+    key.expert_placement = scenario.layout.expert_placement;
+    key.step = step;
+    return key;
+}
+
 } // namespace
+
+const ExpertLoad* ExpertLoadCache::find(const Key& key) const {
+    for (const auto& [k, load] : entries_)
+        if (k == key)
+            return &load;
+    return nullptr;
+}
+
+namespace {
+size_t sampleBytes(const ExpertLoad& load) {
+    return sizeof(double) * (load.popularity.size() + load.tokens_per_expert.size() +
+                             load.rank_tokens.size() + load.imbalance_per_layer.size() +
+                             load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
+}
+} // namespace
+
+void ExpertLoadCache::store(Key key, const ExpertLoad& load) {
+    const size_t bytes = sampleBytes(load);
+    if (bytes > kBudgetBytes)
+        return;
+    while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
+        bytes_ -= sampleBytes(entries_.front().second);
+        entries_.pop_front();
+    }
+    entries_.emplace_back(std::move(key), load);
+    bytes_ += bytes;
+}
+
+ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
+                            ExpertLoadCache& cache) {
+    if (!scenario.model.isMoe())
+        return sampleExpertLoad(scenario, placement, step);
+    ExpertLoadCache::Key key = cacheKey(scenario, step);
+    if (const ExpertLoad* hit = cache.find(key)) {
+        ++cache.hits;
+        ExpertLoad load = *hit;
+        // The one part that follows the pipeline split rather than the routing.
+        load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
+        return load;
+    }
+    ++cache.misses;
+    ExpertLoad load = sampleExpertLoad(scenario, placement, step);
+    cache.store(std::move(key), load);
+    return load;
+}
 
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step) {
     ExpertLoad load;
@@ -337,27 +431,10 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     load.experts = experts;
     load.ep = ep;
 
-    // Distinct token streams per layer: the EP groups of the stage holding it that see
-    // different tokens. There are etp * edp EP groups per stage, but the etp shards of one EP
-    // rank process the same tokens (Megatron all-gathers dispatched tokens over the ETP group),
-    // so the streams are the expert-DP replicas: edp = TP*CP*DP / (EP*ETP). Sampling more than
-    // kMaxSampledGroups of them adds nothing visible and would cost time.
-    const int64_t dense_inner =
-        int64_t{std::max(1, layout.tp)} * std::max(1, layout.cp) * std::max(1, layout.dp);
-    const int64_t streams64 = dense_inner / (int64_t{ep} * std::max(1, layout.etp));
-    // = min(layout.expertDp(), kMaxSampledGroups), computed so that no degree divides by 0.
-    const int groups = static_cast<int>(std::clamp<int64_t>(streams64, 1, kMaxSampledGroups));
+    const SampleShape shape = sampleShape(scenario);
+    const int groups = shape.groups;
     load.sampled_groups = groups;
-
-    // Token slots per stream per micro-batch: each of the EP*ETP GPUs of a stream contributes
-    // tokensPerGpuPerMicroBatch = micro_batch * seq_len / (cp * tp) tokens, each routed to top_k
-    // experts: slots = ep * etp * tokens_per_gpu * top_k. (With ETP = 1 this is
-    // ep * tokens_per_gpu * top_k; the etp factor keeps the stage's slots = dp * mbs * seq * k.)
-    const double tokens_per_gpu = tokensPerGpuPerMicroBatch(scenario);
-    const double slots_real = static_cast<double>(ep) * std::max(1, layout.etp) * tokens_per_gpu *
-                              std::max(0, model.top_k);
-    const int64_t slots =
-        std::isfinite(slots_real) && slots_real > 0 ? std::llround(slots_real) : int64_t{0};
+    const int64_t slots = shape.slots;
     load.slots_per_group = static_cast<double>(slots);
 
     // Capacity per expert (Megatron's token-drop rule): ceil(C * slots / E) token slots; slots
@@ -538,6 +615,32 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     const double all_slots = static_cast<double>(slots) * groups * layers;
     load.dropped_share = all_slots > 0 ? total_dropped / all_slots : 0.0;
     return load;
+}
+
+double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers) const {
+    if (sampled_groups < 1 || ep < 1)
+        return 1.0;
+    const size_t groups = static_cast<size_t>(sampled_groups);
+    const size_t ranks = static_cast<size_t>(ep);
+    std::vector<double> sum_ratio(groups, 0.0);
+    int counted = 0;
+    for (const int layer : layers) {
+        if (layer < 0 || layer >= moe_layers)
+            continue;
+        const double* layer_ranks =
+            rank_tokens.data() + static_cast<size_t>(layer) * groups * ranks;
+        const double mean =
+            std::accumulate(layer_ranks, layer_ranks + groups * ranks, 0.0) / (groups * ranks);
+        if (mean <= 0.0)
+            continue;
+        for (size_t g = 0; g < groups; ++g)
+            sum_ratio[g] +=
+                *std::max_element(layer_ranks + g * ranks, layer_ranks + (g + 1) * ranks) / mean;
+        ++counted;
+    }
+    if (counted == 0)
+        return 1.0;
+    return std::max(1.0, *std::max_element(sum_ratio.begin(), sum_ratio.end()) / counted);
 }
 
 double ExpertLoad::gpuTokens(const Placement& placement, int gpu, int layer) const {

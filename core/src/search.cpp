@@ -98,7 +98,7 @@ const char* describe(RejectReason r) {
     case RejectReason::other:
         return "other validation error";
     case RejectReason::memory:
-        return "does not fit in HBM";
+        return "does not fit in HBM with the safety reserve";
     case RejectReason::recompute:
         return "heavier recompute while a lighter one fits (never faster)";
     case RejectReason::wide_tp:
@@ -359,6 +359,25 @@ std::string gb(double bytes) {
     return buf;
 }
 
+/// HBM a layout may use: all of it minus the reserve share (SearchOptions::memory_reserve_share).
+double usableHbm_bytes(const MemoryBreakdown& m, double reserve_share) {
+    return m.hbm_bytes * (1.0 - std::clamp(reserve_share, 0.0, 0.5));
+}
+
+bool fitsWithReserve(const MemoryBreakdown& m, double reserve_share) {
+    return m.total_bytes <= usableHbm_bytes(m, reserve_share);
+}
+
+/// "80.0 GB of HBM" or, with a reserve, "76.0 GB (80.0 GB of HBM less the 5% reserve)".
+std::string usableHbmText(const MemoryBreakdown& m, double reserve_share) {
+    if (reserve_share <= 0.0)
+        return gb(m.hbm_bytes) + " of HBM";
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%", reserve_share * 100.0);
+    return gb(usableHbm_bytes(m, reserve_share)) + " (" + gb(m.hbm_bytes) + " of HBM less the " +
+           pct + " reserve)";
+}
+
 class Searcher {
 public:
     Searcher(const Scenario& input, const SearchOptions& options, const Pins& pins)
@@ -387,8 +406,8 @@ public:
     }
 
     /// Prunes and evaluates every candidate of one structure; with `only_count`, counts them as
-    /// wide_tp (after pins) without looking further.
-    Outcome run(const Structure& st, bool only_count) const {
+    /// wide_tp (after pins) without looking further. `cache` belongs to the calling thread.
+    Outcome run(const Structure& st, bool only_count, EvaluationCache& cache) const {
         Outcome out;
         Scenario sc = in_;
         LayoutSpec& lay = sc.layout;
@@ -486,13 +505,14 @@ public:
                     if (allowed.empty())
                         continue;
                     const MemoryBreakdown mem = worstMemory(sc);
-                    if (!mem.fits) {
+                    if (!fitsWithReserve(mem, opt_.memory_reserve_share)) {
                         reject(RejectReason::memory, n_allowed, [&] {
                             return layoutSummary(sc) + " needs " + gb(mem.total_bytes) +
                                    " per GPU (stage " + std::to_string(mem.stage) + "), over " +
-                                   gb(mem.hbm_bytes) + " of HBM";
+                                   usableHbmText(mem, opt_.memory_reserve_share);
                         });
-                        const double over = mem.total_bytes - mem.hbm_bytes;
+                        const double over =
+                            mem.total_bytes - usableHbm_bytes(mem, opt_.memory_reserve_share);
                         if (!out.closest.set || over < out.closest.over_bytes) {
                             out.closest = {over, lay, mb, rc, mem, true};
                             out.closest.layout.order = allowed.front();
@@ -515,7 +535,7 @@ public:
                         e.layout = lay;
                         e.micro_batch = mb;
                         e.recompute = rc;
-                        e.figures = figuresOf(evaluate(sc));
+                        e.figures = figuresOf(evaluate(sc, 0, cache));
                         e.is_input = is_input;
                         e.key = keyOf(lay, mb, rc);
                         out.evaluated.push_back(std::move(e));
@@ -638,6 +658,11 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 // Ranking and the Pareto front
+
+/// GPUs one model replica is split over (the dense layers' model parallelism).
+int modelParallelSize(const LayoutSpec& l) {
+    return l.tp * l.cp * l.pp;
+}
 
 bool better(const Evaluated& a, const Evaluated& b, SearchObjective objective) {
     const SearchFigures& x = a.figures;
@@ -851,7 +876,8 @@ Scenario withLayout(const Scenario& base, const LayoutSpec& l, int micro_batch, 
 
 /// What memory forced: for each dimension the winner raised above its cheapest value, whether
 /// the next smaller value fits.
-void explainMemory(const Scenario& win, const SearchFigures& wf, std::vector<std::string>& lines) {
+void explainMemory(const Scenario& win, const SearchFigures& wf, double reserve_share,
+                   std::vector<std::string>& lines) {
     const LayoutSpec& l = win.layout;
     const int gpus = win.cluster.gpuCount();
     std::vector<std::string> forced;
@@ -860,10 +886,10 @@ void explainMemory(const Scenario& win, const SearchFigures& wf, std::vector<std
         if (hasErrors(validateScenario(v)))
             return;
         const MemoryBreakdown m = worstMemory(v);
-        if (!m.fits) {
+        if (!fitsWithReserve(m, reserve_share)) {
             forced.push_back(label + " does not fit: " + gb(m.total_bytes) + " > " +
-                             gb(m.hbm_bytes) + " per GPU (stage " + std::to_string(m.stage) +
-                             "), so " + winner_label);
+                             usableHbmText(m, reserve_share) + " per GPU (stage " +
+                             std::to_string(m.stage) + "), so " + winner_label);
         } else {
             chosen.push_back(label + " fits too (" + gb(m.total_bytes) + ")");
         }
@@ -920,10 +946,10 @@ void explainMemory(const Scenario& win, const SearchFigures& wf, std::vector<std
         v.training.micro_batch = win.training.micro_batch * 2;
         if (!hasErrors(validateScenario(v))) {
             const MemoryBreakdown m = worstMemory(v);
-            if (!m.fits)
+            if (!fitsWithReserve(m, reserve_share))
                 forced.push_back("micro-batch " + std::to_string(v.training.micro_batch) +
-                                 " does not fit: " + gb(m.total_bytes) + " > " + gb(m.hbm_bytes) +
-                                 " per GPU, so micro-batch " +
+                                 " does not fit: " + gb(m.total_bytes) + " > " +
+                                 usableHbmText(m, reserve_share) + " per GPU, so micro-batch " +
                                  std::to_string(win.training.micro_batch));
         }
     }
@@ -1078,8 +1104,12 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
     auto run_all = [&](const std::vector<size_t>& indices, bool only_count) {
         std::atomic<size_t> next{0};
         auto work = [&] {
+            // The figures need no per-link bytes; the graph and routing samples are shared by
+            // the thread's candidates.
+            EvaluationCache cache;
+            cache.link_traffic = false;
             for (size_t i = next++; i < indices.size(); i = next++)
-                outcomes[indices[i]] = searcher.run(structures[indices[i]], only_count);
+                outcomes[indices[i]] = searcher.run(structures[indices[i]], only_count, cache);
         };
         const unsigned n =
             only_count ? 1u
@@ -1125,6 +1155,16 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
     std::sort(all.begin(), all.end(), [&](const Evaluated& a, const Evaluated& b) {
         return better(a, b, options.objective);
     });
+    // Only the cluster tied with the fastest is reordered, so the ranking stays a total order.
+    if (options.objective == SearchObjective::step_time && options.tie_share > 0 && !all.empty()) {
+        const double limit_s = all.front().figures.step_time_s * (1.0 + options.tie_share);
+        const auto tied_end = std::find_if(all.begin(), all.end(), [&](const Evaluated& e) {
+            return e.figures.step_time_s > limit_s;
+        });
+        std::stable_sort(all.begin(), tied_end, [](const Evaluated& a, const Evaluated& b) {
+            return modelParallelSize(a.layout) < modelParallelSize(b.layout);
+        });
+    }
 
     auto candidate = [&](const Evaluated& e, int rank) {
         SearchCandidate c;
@@ -1204,7 +1244,7 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
             lines.push_back("Closest to fitting: " + layoutSummary(s) + " needs " +
                             gb(closest.memory.total_bytes) + " per GPU on stage " +
                             std::to_string(closest.memory.stage) + ", " + gb(closest.over_bytes) +
-                            " over the " + gb(closest.memory.hbm_bytes) + " of HBM");
+                            " over " + usableHbmText(closest.memory, options.memory_reserve_share));
         }
     } else {
         const Scenario winner =
@@ -1215,10 +1255,29 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
                         layoutSummary(winner) + " - " + seconds(wf.step_time_s) + " per step, " +
                         count(wf.tokens_per_s) + " tokens/s, MFU " + fmt("%.1f%%", wf.mfu * 100) +
                         ", " + gb(wf.memory_bytes) + " of " + gb(wf.hbm_bytes) + " per GPU");
+        const auto fastest =
+            std::min_element(all.begin(), all.end(), [](const Evaluated& a, const Evaluated& b) {
+                return a.figures.step_time_s < b.figures.step_time_s;
+            });
+        if (options.objective == SearchObjective::step_time &&
+            fastest->figures.step_time_s < wf.step_time_s) {
+            const double gain_s = wf.step_time_s - fastest->figures.step_time_s;
+            lines.push_back("Near-tie: #" + std::to_string(fastest - all.begin() + 1) + " (" +
+                            layoutSummary(withLayout(input, fastest->layout, fastest->micro_batch,
+                                                     fastest->recompute)) +
+                            ") is " + seconds(gain_s) + " faster (" +
+                            fmt("%.2f%%", 100.0 * gain_s / wf.step_time_s) + "), within the " +
+                            fmt("%.1f%%", 100.0 * options.tie_share) +
+                            " tie margin, but splits each model replica over TP x CP x PP = " +
+                            std::to_string(modelParallelSize(fastest->layout)) +
+                            " GPUs instead of " +
+                            std::to_string(modelParallelSize(all.front().layout)) +
+                            ": at equal speed the search prefers less model parallelism");
+        }
         for (const std::string& d : wr.layout_description)
             lines.push_back("Layout: " + d);
         explainCollectives(winner, wr, lines);
-        explainMemory(winner, wf, lines);
+        explainMemory(winner, wf, options.memory_reserve_share, lines);
 
         // Runner-up, then the best layouts that change EP, TP or PP, when they differ.
         std::vector<size_t> shown;

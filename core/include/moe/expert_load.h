@@ -8,6 +8,7 @@
 #include "moe/scenario.h"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace moe {
@@ -51,13 +52,57 @@ struct ExpertLoad {
     double gpuTokens(const Placement& placement, int gpu, int layer) const;
     /// The GPU that carries the most tokens in any layer.
     int hottestGpu(const Placement& placement) const;
+    /// What a pipeline stage holding `moe_layers` (MoE layer indices) pays for imbalance: every
+    /// layer's all-to-all synchronizes one EP group, so a group runs each layer at the pace of
+    /// its own busiest rank, and groups meet only at the gradient sync, so the step waits for the
+    /// group whose busiest ranks add up to the most. Returns that group's mean over the layers of
+    /// busiest rank / layer mean (>= 1; 1 without layers or samples). Because expert time is
+    /// affine in the token count, charging every layer this factor gives the same stage time as
+    /// charging each layer that group's own ratio.
+    double worstGroupImbalance(const std::vector<int>& moe_layers) const;
 };
+
+class ExpertLoadCache;
 
 /// Samples one training step's routing. `step` selects the resample (step 0 = the default
 /// view; the heatmap's "next step" increments it). Cost is O(moe_layers x sampled_groups x
 /// experts), with at most kMaxSampledGroups groups per layer.
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement,
                             uint64_t step = 0);
+/// The same, reusing `cache`'s sample when one with the same inputs is there (identical result).
+ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
+                            ExpertLoadCache& cache);
+
+/// Keeps recent samples for evaluations that differ only in what the sample does not read: the
+/// rank order, the pipeline split, recompute, the schedule, the hardware. The layout search
+/// evaluates thousands of such layouts; sampling DeepSeek-V3's 58 layers x 64 groups x 256
+/// experts is a third of an evaluation. Not thread-safe: one cache per thread.
+class ExpertLoadCache {
+public:
+    struct Key {
+        RoutingSpec routing;
+        int experts = 0;
+        int moe_layers = 0;
+        double capacity_factor = 0;
+        int ep = 1;
+        int groups = 1;
+        int64_t slots = 0;
+        std::vector<ExpertPlacement> expert_placement;
+        uint64_t step = 0;
+        bool operator==(const Key&) const = default;
+    };
+    const ExpertLoad* find(const Key& key) const;
+    void store(Key key, const ExpertLoad& load);
+    int64_t hits = 0;
+    int64_t misses = 0;
+
+private:
+    /// The oldest samples go first once the kept ones exceed this (a DeepSeek-V3 search needs
+    /// ~180 samples, ~40 MB; a huge cluster's samples are capped by size, not count).
+    static constexpr size_t kBudgetBytes = size_t{48} << 20;
+    std::deque<std::pair<Key, ExpertLoad>> entries_;
+    size_t bytes_ = 0;
+};
 
 constexpr int kMaxSampledGroups = 64;
 

@@ -44,6 +44,16 @@ struct SearchOptions {
     int top_n = 10;      ///< ranked candidates kept in the result
     int max_pareto = 20; ///< Pareto-front candidates kept in the result (the count is exact)
     int threads = 0;     ///< 0 = std::thread::hardware_concurrency()
+    /// Share of HBM a recommended layout must leave free on its tightest GPU, on top of the
+    /// memory model's own workspace allowance: activation and fragmentation estimates are good
+    /// to a few percent, and evaluate() warns "memory-tight" inside the same 5%, so the search
+    /// does not recommend what the report would flag. 0 accepts a layout that fills HBM.
+    double memory_reserve_share = 0.05;
+    /// Step times within this share of the fastest are a tie (far below the model's accuracy);
+    /// ties go to the layout with the least model parallelism (TP x CP x PP), the rule of thumb
+    /// "as much data parallelism as memory allows": fewer moving parts for the same speed.
+    /// Only for the step_time objective; 0 ranks by step time alone.
+    double tie_share = 0.005;
     SearchObjective objective = SearchObjective::step_time;
 };
 
@@ -81,7 +91,7 @@ enum class RejectReason {
     batch,        ///< global batch not divisible by DP x micro-batch
     pipeline,     ///< schedule rules: virtual stages, DualPipe, interleaving, stages vs layers
     other,        ///< any other validation error
-    memory,       ///< does not fit in HBM on some stage
+    memory,       ///< does not fit in HBM (minus the reserve) on some stage
     recompute,    ///< heavier recomputation while a lighter one fits (never faster)
     /// TP x CP wider than a scale-up domain (their per-layer collectives would ride the
     /// fabric) while layouts inside a domain fit: searched only when none does.
@@ -101,7 +111,9 @@ struct SearchResult {
     /// Bad pins or an input scenario whose non-layout parts are invalid; the search did not
     /// run when this holds an error.
     Diagnostics diagnostics;
-    std::vector<SearchCandidate> ranked; ///< best first, at most top_n
+    /// Best first, at most top_n: by the objective, except that near-ties with the fastest
+    /// (SearchOptions::tie_share) go first to the least model parallelism.
+    std::vector<SearchCandidate> ranked;
     /// Not dominated in (step time, memory headroom, cross-node bytes); by step time, at most
     /// max_pareto of them.
     std::vector<SearchCandidate> pareto;
