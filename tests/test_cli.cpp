@@ -139,6 +139,8 @@ private slots:
 
     void compareWithItself();
     void compareTwoSamples();
+    void compareScaleUpVsScaleOut();
+    void evaluateShowsTimeCostAndReliability();
 
     void catalog();
     void bench();
@@ -654,6 +656,62 @@ void TestCli::bench() {
     const Run badFile =
         moePlan({"bench", "--repeat", "1", "--set", "layout.ep=12", sample(kDefault)});
     QCOMPARE(badFile.code, 1);
+}
+
+void TestCli::compareScaleUpVsScaleOut() {
+    // The sample pair answers its question: step time, days to train, cost, energy, goodput.
+    const QString a = sample("scale-up-vs-scale-out/hgx-b200-infiniband.yaml");
+    const QString b = sample("scale-up-vs-scale-out/gb200-nvl72-racks.yaml");
+    const Run r = moePlan({"compare", a, b});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    for (const char* name : {"step time", "time to train with failures", "goodput",
+                             "cost of the run", "energy (MWh)", "cluster MTBF", "capital"})
+        QVERIFY2(tableRow(r.out, name).size() >= 4, name);
+    // Rack-scale NVLink keeps the all-to-all off the fabric: faster, sooner, cheaper per run.
+    for (const char* name :
+         {"step time", "time to train with failures", "cost of the run", "energy (MWh)"})
+        QCOMPARE(tableRow(r.out, name).value(4), QStringLiteral("B better"));
+    QCOMPARE(tableRow(r.out, "capital").value(4), QStringLiteral("B worse"));
+    QCOMPARE(tableRow(r.out, "cluster MTBF").value(4), QStringLiteral("B worse"));
+
+    const Run j = moePlan({"compare", "--json", a, b});
+    QCOMPARE(j.code, 0);
+    const QJsonArray figures = parseJson(j.out)["figures"].toArray();
+    bool goodput = false;
+    for (const QJsonValue f : figures) {
+        if (f["name"].toString() != "goodput")
+            continue;
+        goodput = true;
+        QVERIFY(f["a"].toDouble() > 0.5 && f["a"].toDouble() < 1);
+        QVERIFY(f["b"].toDouble() > 0.5 && f["b"].toDouble() < 1);
+        QCOMPARE(f["lower_is_better"].toBool(), false);
+    }
+    QVERIFY(goodput);
+}
+
+void TestCli::evaluateShowsTimeCostAndReliability() {
+    const Run r = moePlan({"evaluate", sample("deepseek-v3-2048xh800.yaml")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("\nTime, cost and reliability (rented at $2.00 per GPU-hour)\n"));
+    for (const char* label : {"goodput", "cluster MTBF", "checkpoint every", "cost of the run",
+                              "cost per trillion tokens", "energy", "capital"})
+        QVERIFY2(r.out.contains("\n  " + QString::fromLatin1(label) + " "), label);
+    QVERIFY(r.out.contains("Young/Daly optimum"));
+    QVERIFY(r.out.contains("What if the cluster were smaller or larger"));
+
+    const Run j = moePlan({"evaluate", "--json", sample("deepseek-v3-2048xh800.yaml")});
+    QCOMPARE(j.code, 0);
+    const QJsonObject e = parseJson(j.out)["economics"].toObject();
+    QVERIFY(e["valid"].toBool());
+    QVERIFY(e["rental"].toBool());
+    const QJsonObject rel = e["reliability"].toObject();
+    const double goodput = rel["goodput"].toDouble();
+    QVERIFY(goodput > 0.9 && goodput < 1);
+    QVERIFY(rel["mtbf_s"].toDouble() > 0);
+    QCOMPARE(e["wall_time_s"].toDouble(), e["compute_time_s"].toDouble() / goodput);
+    QVERIFY(e["scale_sweep"].toArray().size() >= 5);
+    QCOMPARE(e["interval_sweep"].toArray().size(), 49);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

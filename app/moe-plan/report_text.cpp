@@ -2,6 +2,7 @@
 
 #include "text_table.h"
 
+#include "moe/compare.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
@@ -165,6 +166,148 @@ std::string showJson(const Scenario& s, const HardwareGraph& graph, const Placem
     return json.str() + "\n";
 }
 
+namespace {
+
+/// Durations people plan with: seconds below two minutes, then minutes, hours and days.
+std::string formatDuration(double seconds) {
+    if (seconds >= 120 && seconds < 3600)
+        return formatFixed(seconds / 60, seconds < 600 ? 1 : 0) + " min";
+    return formatSeconds(seconds);
+}
+
+std::string formatUsd(double usd) {
+    if (usd >= 1e6)
+        return "$" + formatFixed(usd / 1e6, usd < 1e8 ? 2 : 0) + "M";
+    return "$" + formatCount(usd);
+}
+
+std::string formatPower(double watts) {
+    return watts >= 1e6 ? formatFixed(watts / 1e6, 2) + " MW" : formatFixed(watts / 1e3, 1) + " kW";
+}
+
+/// "Time, cost and reliability": the economics the core computed (economics.h), as text.
+std::string economicsText(const Scenario& s, const Report& r) {
+    const Economics& e = r.economics;
+    if (!e.valid)
+        return {};
+    const ReliabilityFigures& f = e.reliability;
+    const ClusterSpec& c = s.cluster;
+    std::ostringstream o;
+    o << "\nTime, cost and reliability ("
+      << (e.rental ? "rented at $" + formatFixed(c.gpu_hour_usd, 2) + " per GPU-hour"
+                   : "owned: catalog price estimates unless overridden, written off over " +
+                         formatFixed(c.amortization_years, 1) + " years")
+      << ")\n";
+    TextTable table({"figure", "value"}, {Align::left, Align::left});
+    if (e.wall_time_s > 0) {
+        table.addRow({"days to train " + formatFixed(s.training.total_tokens / 1e12, 2) +
+                          "T tokens (expected)",
+                      formatFixed(e.days, 1) + " days (" +
+                          formatFixed(e.compute_time_s / 86400, 1) + " without failures)"});
+    }
+    table.addRow({"goodput", formatFixed(f.goodput * 100, 1) + "% (checkpoints " +
+                                 formatFixed(f.checkpoint_overhead * 100, 1) + "%, failures " +
+                                 formatFixed(f.failure_overhead * 100, 1) + "%)"});
+    table.addRow({"cluster MTBF",
+                  f.mtbf_s > 0
+                      ? formatDuration(f.mtbf_s) + " (" + formatFixed(f.failures_per_h * 24, 2) +
+                            " failures per day: GPUs " + formatFixed(f.gpu_failures_per_h * 24, 2) +
+                            ", nodes " + formatFixed(f.node_failures_per_h * 24, 2) + ")"
+                      : "no failures modelled"});
+    if (e.expected_failures > 0)
+        table.addRow({"expected failures during the run", e.expected_failures < 10
+                                                              ? formatFixed(e.expected_failures, 1)
+                                                              : formatCount(e.expected_failures)});
+    table.addRow({"checkpoint", formatBytes(f.checkpoint_bytes) + ", written in " +
+                                    formatDuration(f.checkpoint_write_s) + " at " +
+                                    formatFixed(c.reliability.checkpoint_write_gbps_per_node, 2) +
+                                    " GB/s per node"});
+    table.addRow(
+        {"checkpoint every",
+         f.interval_s > 0
+             ? formatDuration(f.interval_s) +
+                   (f.interval_is_optimal
+                        ? " (Young/Daly optimum; Young: " + formatDuration(f.young_interval_s) + ")"
+                        : " (fixed; optimum " + formatDuration(f.optimal_interval_s) + ")")
+             : std::string("never (nothing fails)")});
+    table.addRow({"recovery per failure",
+                  formatDuration(f.recovery_s) + " (detect " +
+                      formatDuration(c.reliability.detection_s) + " + restart " +
+                      formatDuration(c.reliability.restart_s) + " + read checkpoint " +
+                      formatDuration(f.checkpoint_read_s) + ")"});
+    if (e.wall_time_s > 0) {
+        table.addRow({"cost of the run", formatUsd(e.cost_usd)});
+        table.addRow({"GPU-hours (expected)", formatCount(e.gpu_hours)});
+        table.addRow({"energy", formatCount(e.energy_kwh / 1000) + " MWh"});
+    }
+    table.addRow({"cost per trillion tokens", formatUsd(e.usd_per_trillion_tokens)});
+    table.addRow({"cost per day", formatUsd(e.usd_per_day) + " ($" +
+                                      formatFixed(e.usd_per_gpu_hour, 2) + " per GPU-hour)"});
+    if (e.rental)
+        table.addRow({"per hour", formatUsd(e.usd_per_h) + " (rental " +
+                                      formatUsd(e.rental_usd_per_h) + " + energy " +
+                                      formatUsd(e.energy_usd_per_h) + ")"});
+    else
+        table.addRow({"per hour", formatUsd(e.usd_per_h) + " (capital " +
+                                      formatUsd(e.amortized_usd_per_h) + " + energy " +
+                                      formatUsd(e.energy_usd_per_h) + ")"});
+    const PowerDraw& p = e.power;
+    table.addRow({"power", formatPower(p.facility_w) + " at PUE " + formatFixed(c.pue, 2) +
+                               " (GPUs " + formatPower(p.gpus_w) + ", nodes " +
+                               formatPower(p.nodes_w) + ", network " +
+                               formatPower(p.nics_w + p.switches_w) +
+                               (p.racks_w > 0 ? ", racks " + formatPower(p.racks_w) : "") + ")"});
+    table.addRow({"electricity",
+                  e.rental && e.electricity_usd_per_kwh <= 0
+                      ? std::string("included in the GPU-hour price")
+                      : "$" + formatFixed(e.electricity_usd_per_kwh, 3) + " per kWh" +
+                            (e.electricity_estimated ? " (estimate: US industrial average)" : "")});
+    const CapitalCost& k = e.capital;
+    table.addRow({"capital", formatUsd(k.total_usd) + (e.rental ? " (not charged: rented)" : "")});
+    table.addRow({"  GPUs, servers, NICs", formatUsd(k.gpus_usd) + ", " + formatUsd(k.servers_usd) +
+                                               ", " + formatUsd(k.nics_usd)});
+    table.addRow({"  switches, cables, racks",
+                  std::to_string(k.switches) + " x " + formatUsd(c.nic.switch_usd) + ", " +
+                      std::to_string(k.cables) + " x " + formatUsd(c.nic.cable_usd) + ", " +
+                      std::to_string(k.racks) + " x " + formatUsd(c.rack_usd)});
+    o << table.render("  ");
+
+    if (!e.scale_sweep.empty()) {
+        o << "\n  What if the cluster were smaller or larger (tokens/s per GPU held constant)\n";
+        TextTable scale(
+            {"GPUs", "MTBF", "checkpoint every", "goodput", "days", "cost", "per trillion tokens"},
+            {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+             Align::right});
+        for (const ScalePoint& sp : e.scale_sweep) {
+            scale.addRow({formatCount(sp.gpus) + (sp.gpus == r.gpus ? " *" : ""),
+                          sp.mtbf_s > 0 ? formatDuration(sp.mtbf_s) : "-",
+                          sp.interval_s > 0 ? formatDuration(sp.interval_s) : "-",
+                          formatFixed(sp.goodput * 100, 1) + "%",
+                          sp.days > 0 ? formatFixed(sp.days, 1) : "-",
+                          sp.cost_usd > 0 ? formatUsd(sp.cost_usd) : "-",
+                          formatUsd(sp.usd_per_trillion_tokens)});
+        }
+        o << scale.render("  ");
+    }
+    // The interval sweep at 1/4x, 1/2x, 1x, 2x and 4x the centre (the sweep spans 1/16x..16x
+    // in 48 equal log steps, so 2x is 6 steps).
+    if (e.interval_sweep.size() == 49) {
+        o << "\n  Checkpoint interval vs time lost (goodput; hours lost per day)\n";
+        TextTable sweep({"every", "goodput", "lost per day"},
+                        {Align::right, Align::right, Align::right});
+        for (const std::size_t i : {12u, 18u, 24u, 30u, 36u}) {
+            const IntervalPoint& ip = e.interval_sweep[i];
+            sweep.addRow({formatDuration(ip.interval_s) + (i == 24 ? " *" : ""),
+                          formatFixed(ip.goodput * 100, 1) + "%",
+                          formatFixed(ip.lost_h_per_day, 2) + " h"});
+        }
+        o << sweep.render("  ");
+    }
+    return o.str();
+}
+
+} // namespace
+
 std::string reportText(const Scenario& s, const Report& r) {
     const ClusterSpec& c = s.cluster;
     std::ostringstream o;
@@ -193,10 +336,7 @@ std::string reportText(const Scenario& s, const Report& r) {
         head.addRow({"GPU-hours", formatCount(t.gpu_hours)});
     }
     head.addRow({"GPU-hours per trillion tokens", formatCount(t.gpu_hours_per_trillion_tokens)});
-    if (t.energy_kwh > 0)
-        head.addRow({"energy", formatCount(t.energy_kwh / 1000) + " MWh"});
-    if (t.cost_usd > 0)
-        head.addRow({"cost", "$" + formatCount(t.cost_usd)});
+    // Energy and cost of the run are in "Time, cost and reliability", with failures counted.
     o << head.render("  ");
 
     o << "\nStep-time breakdown (critical path; slowest stage x micro-batches + pipeline)\n";
@@ -262,6 +402,8 @@ std::string reportText(const Scenario& s, const Report& r) {
           << "; dropped token slots: " << formatFixed(l.dropped_share * 100, 2) << "%\n";
     }
 
+    o << economicsText(s, r);
+
     o << "\nWarnings\n";
     if (r.warnings.empty())
         o << "  none\n";
@@ -300,6 +442,90 @@ void writeMemoryJson(JsonWriter& json, const MemoryBreakdown& m) {
         .endObject();
 }
 
+void writeEconomicsJson(JsonWriter& json, const Economics& e) {
+    const ReliabilityFigures& f = e.reliability;
+    const CapitalCost& k = e.capital;
+    const PowerDraw& p = e.power;
+    json.key("economics")
+        .beginObject()
+        .field("valid", e.valid)
+        .field("rental", e.rental)
+        .field("electricity_usd_per_kwh", e.electricity_usd_per_kwh)
+        .field("electricity_estimated", e.electricity_estimated)
+        .field("days", e.days)
+        .field("compute_time_s", e.compute_time_s)
+        .field("wall_time_s", e.wall_time_s)
+        .field("checkpoint_time_s", e.checkpoint_time_s)
+        .field("lost_time_s", e.lost_time_s)
+        .field("expected_failures", e.expected_failures)
+        .field("gpu_hours", e.gpu_hours)
+        .field("energy_kwh", e.energy_kwh)
+        .field("cost_usd", e.cost_usd)
+        .field("usd_per_trillion_tokens", e.usd_per_trillion_tokens)
+        .field("usd_per_h", e.usd_per_h)
+        .field("usd_per_day", e.usd_per_day)
+        .field("usd_per_gpu_hour", e.usd_per_gpu_hour)
+        .field("amortized_usd_per_h", e.amortized_usd_per_h)
+        .field("rental_usd_per_h", e.rental_usd_per_h)
+        .field("energy_usd_per_h", e.energy_usd_per_h);
+    json.key("capital")
+        .beginObject()
+        .field("gpus_usd", k.gpus_usd)
+        .field("servers_usd", k.servers_usd)
+        .field("nics_usd", k.nics_usd)
+        .field("switches", k.switches)
+        .field("switches_usd", k.switches_usd)
+        .field("cables", k.cables)
+        .field("cables_usd", k.cables_usd)
+        .field("racks", k.racks)
+        .field("racks_usd", k.racks_usd)
+        .field("total_usd", k.total_usd)
+        .endObject();
+    json.key("power")
+        .beginObject()
+        .field("gpus_w", p.gpus_w)
+        .field("nodes_w", p.nodes_w)
+        .field("nics_w", p.nics_w)
+        .field("switches_w", p.switches_w)
+        .field("racks_w", p.racks_w)
+        .field("it_w", p.it_w)
+        .field("facility_w", p.facility_w)
+        .endObject();
+    json.key("reliability")
+        .beginObject()
+        .field("failures_per_h", f.failures_per_h)
+        .field("mtbf_s", f.mtbf_s)
+        .field("checkpoint_bytes", f.checkpoint_bytes)
+        .field("checkpoint_write_s", f.checkpoint_write_s)
+        .field("recovery_s", f.recovery_s)
+        .field("young_interval_s", f.young_interval_s)
+        .field("optimal_interval_s", f.optimal_interval_s)
+        .field("interval_s", f.interval_s)
+        .field("goodput", f.goodput)
+        .field("checkpoint_overhead", f.checkpoint_overhead)
+        .field("failure_overhead", f.failure_overhead)
+        .endObject();
+    json.key("scale_sweep").beginArray();
+    for (const ScalePoint& sp : e.scale_sweep)
+        json.beginObject()
+            .field("gpus", sp.gpus)
+            .field("mtbf_s", sp.mtbf_s)
+            .field("interval_s", sp.interval_s)
+            .field("goodput", sp.goodput)
+            .field("days", sp.days)
+            .field("cost_usd", sp.cost_usd)
+            .field("usd_per_trillion_tokens", sp.usd_per_trillion_tokens)
+            .endObject();
+    json.endArray().key("interval_sweep").beginArray();
+    for (const IntervalPoint& ip : e.interval_sweep)
+        json.beginObject()
+            .field("interval_s", ip.interval_s)
+            .field("goodput", ip.goodput)
+            .field("lost_h_per_day", ip.lost_h_per_day)
+            .endObject();
+    json.endArray().endObject();
+}
+
 } // namespace
 
 std::string reportJson(const Scenario& s, const Report& r) {
@@ -325,6 +551,7 @@ std::string reportJson(const Scenario& s, const Report& r) {
         .field("energy_kwh", t.energy_kwh)
         .field("cost_usd", t.cost_usd)
         .endObject();
+    writeEconomicsJson(json, r.economics);
     json.key("step");
     writeBreakdownJson(json, r.step);
     json.key("stages").beginArray();
@@ -405,92 +632,78 @@ std::string reportJson(const Scenario& s, const Report& r) {
 
 namespace {
 
-struct Headline {
-    const char* name;
-    double (*get)(const Report&);
-    bool lower_is_better;
-    std::string (*format)(double);
-};
-
-std::string fmtSeconds(double v) {
-    return formatSeconds(v);
-}
-std::string fmtCount(double v) {
+/// The CLI's writing of each headline format (the list itself is moe::headlineFigures()).
+std::string formatFigure(FigureFormat format, double v) {
+    switch (format) {
+    case FigureFormat::seconds:
+        return formatSeconds(v);
+    case FigureFormat::percent:
+        return formatFixed(v * 100, 1) + "%";
+    case FigureFormat::bytes:
+        return formatBytes(v);
+    case FigureFormat::tflops:
+        return formatFixed(v, 0);
+    case FigureFormat::ratio:
+        return formatFixed(v, 2) + "x";
+    case FigureFormat::count:
+    case FigureFormat::usd:
+        break;
+    }
     return formatCount(v);
-}
-std::string fmtPercent(double v) {
-    return formatFixed(v * 100, 1) + "%";
-}
-std::string fmtBytes(double v) {
-    return formatBytes(v);
-}
-std::string fmtTflops(double v) {
-    return formatFixed(v, 0);
-}
-std::string fmtRatio(double v) {
-    return formatFixed(v, 2) + "x";
-}
-
-const std::vector<Headline>& headlines() {
-    static const std::vector<Headline> list = {
-        {"step time", [](const Report& r) { return r.step_time_s; }, true, fmtSeconds},
-        {"tokens/s", [](const Report& r) { return r.throughput.tokens_per_s; }, false, fmtCount},
-        {"tokens/s per GPU", [](const Report& r) { return r.throughput.tokens_per_s_per_gpu; },
-         false, fmtCount},
-        {"TFLOPS per GPU", [](const Report& r) { return r.throughput.model_tflops_per_gpu; }, false,
-         fmtTflops},
-        {"MFU", [](const Report& r) { return r.throughput.mfu; }, false, fmtPercent},
-        {"memory per GPU", [](const Report& r) { return r.memory.total_bytes; }, true, fmtBytes},
-        {"exposed all-to-all", [](const Report& r) { return r.step[StepItem::all_to_all]; }, true,
-         fmtSeconds},
-        {"pipeline bubble", [](const Report& r) { return r.step[StepItem::bubble]; }, true,
-         fmtSeconds},
-        {"exposed DP sync", [](const Report& r) { return r.step[StepItem::dp_sync]; }, true,
-         fmtSeconds},
-        {"max expert imbalance", [](const Report& r) { return r.load.max_imbalance; }, true,
-         fmtRatio},
-        {"time to train", [](const Report& r) { return r.throughput.time_to_train_s; }, true,
-         fmtSeconds},
-        {"GPU-hours", [](const Report& r) { return r.throughput.gpu_hours; }, true, fmtCount},
-        {"cost", [](const Report& r) { return r.throughput.cost_usd; }, true, fmtCount},
-    };
-    return list;
 }
 
 } // namespace
 
 std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
+    const Comparison cmp = compareDesigns(a, ra, b, rb);
     std::ostringstream o;
     o << "A: " << a.name << " (" << layoutLine(a) << ")\n";
     o << "B: " << b.name << " (" << layoutLine(b) << ")\n\n";
     TextTable table({"figure", "A", "B", "delta", ""},
                     {Align::left, Align::right, Align::right, Align::right, Align::left});
-    for (const Headline& h : headlines()) {
-        const double va = h.get(ra), vb = h.get(rb);
-        const bool better = h.lower_is_better ? vb < va : vb > va;
-        const bool worse = h.lower_is_better ? vb > va : vb < va;
-        table.addRow({h.name, h.format(va), h.format(vb), formatDeltaPercent(va, vb),
-                      better  ? "B better"
-                      : worse ? "B worse"
-                              : ""});
+    for (const FigureDelta& d : cmp.figures) {
+        const HeadlineFigure& h = *d.figure;
+        table.addRow({h.name, formatFigure(h.format, d.baseline), formatFigure(h.format, d.current),
+                      formatDeltaPercent(d.baseline, d.current),
+                      d.verdict == Verdict::better  ? "B better"
+                      : d.verdict == Verdict::worse ? "B worse"
+                                                    : ""});
     }
     o << table.render();
+    o << "\nScenario fields that differ";
+    if (cmp.fields.empty()) {
+        o << ": none\n";
+    } else {
+        o << " (" << cmp.fields.size() << ")\n";
+        TextTable fields({"field", "A", "B"});
+        for (const FieldDifference& f : cmp.fields)
+            fields.addRow({f.path, f.baseline, f.current});
+        o << fields.render("  ");
+    }
     return o.str();
 }
 
 std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
+    const Comparison cmp = compareDesigns(a, ra, b, rb);
     JsonWriter json;
     json.beginObject().field("a", a.name).field("b", b.name).key("figures").beginArray();
-    for (const Headline& h : headlines()) {
-        const double va = h.get(ra), vb = h.get(rb);
+    for (const FigureDelta& d : cmp.figures) {
         json.beginObject()
-            .field("name", h.name)
-            .field("a", va)
-            .field("b", vb)
-            .field("delta", vb - va)
-            .field("lower_is_better", h.lower_is_better)
+            .field("name", d.figure->name)
+            .field("a", d.baseline)
+            .field("b", d.current)
+            .field("delta", d.delta)
+            .field("lower_is_better", d.figure->lower_is_better)
+            .field("verdict", toString(d.verdict))
             .endObject();
     }
+    json.endArray().key("fields").beginArray();
+    for (const FieldDifference& f : cmp.fields)
+        json.beginObject()
+            .field("path", f.path)
+            .field("a", f.baseline)
+            .field("b", f.current)
+            .endObject();
     json.endArray().endObject();
     return json.str() + "\n";
 }

@@ -53,6 +53,10 @@ Catalog::NodeShape parseNodeShape(const YAML::Node& entry, const std::string& id
     if (!domain)
         catalogDefect("entry '" + id + "' has an unknown scale_up_domain");
     shape.scale_up_domain = *domain;
+    shape.server_usd = required<double>(node, "server_usd", id);
+    shape.rack_usd = required<double>(node, "rack_usd", id);
+    shape.node_overhead_w = required<double>(node, "node_overhead_w", id);
+    shape.rack_overhead_w = required<double>(node, "rack_overhead_w", id);
     return shape;
 }
 
@@ -66,6 +70,9 @@ NicSpec parseNic(const YAML::Node& entry) {
     nic.latency_us = required<double>(entry, "latency_us", id);
     nic.power_w = required<double>(entry, "power_w", id);
     nic.price_usd = required<double>(entry, "price_usd", id);
+    nic.switch_usd = required<double>(entry, "switch_usd", id);
+    nic.switch_w = required<double>(entry, "switch_w", id);
+    nic.cable_usd = required<double>(entry, "cable_usd", id);
     return nic;
 }
 

@@ -277,9 +277,78 @@ std::vector<Row> buildTable() {
                 1.0, std::nullopt),
          0.05, 2);
     real(ranged(t.add("cluster.costs.node_overhead_w", K::number, MOE_GET(cluster.node_overhead_w),
-                      "CPUs, fans and NICs per node beyond the GPUs' board power."),
+                      "CPUs, memory, NVSwitches and fans per node beyond GPU and NIC board power. "
+                      "Default: the catalog's estimate for the preset."),
                 0.0, std::nullopt, "W per node"),
          50, 0);
+    const std::string estimate = " Default: the catalog's estimate for the preset.";
+    real(ranged(t.add("cluster.costs.rack_overhead_w", K::number, MOE_GET(cluster.rack_overhead_w),
+                      "Power per rack beyond its nodes (GB200 NVL72: the NVLink switch trays)." +
+                          estimate),
+                0.0, std::nullopt, "W per rack"),
+         500, 0);
+    real(ranged(t.add("cluster.costs.server_usd", K::number, MOE_GET(cluster.server_usd),
+                      "Price of one server (NVL72: compute tray) without its GPUs and NICs." +
+                          estimate),
+                0.0, std::nullopt, "USD per node"),
+         1000, 0);
+    real(ranged(t.add("cluster.costs.rack_usd", K::number, MOE_GET(cluster.rack_usd),
+                      "Price of one rack with power and cooling (NVL72: with its NVLink switch "
+                      "trays)." +
+                          estimate),
+                0.0, std::nullopt, "USD per rack"),
+         1000, 0);
+    real(ranged(t.add("cluster.costs.switch_usd", K::number, MOE_GET(cluster.nic.switch_usd),
+                      "Price of one 64-port leaf or spine switch of the NIC's speed. Default: the "
+                      "NIC preset's estimate."),
+                0.0, std::nullopt, "USD per switch"),
+         1000, 0);
+    real(ranged(t.add("cluster.costs.switch_w", K::number, MOE_GET(cluster.nic.switch_w),
+                      "Power of one leaf or spine switch. Default: the NIC preset's estimate."),
+                0.0, std::nullopt, "W per switch"),
+         100, 0);
+    real(ranged(t.add("cluster.costs.cable_usd", K::number, MOE_GET(cluster.nic.cable_usd),
+                      "Price of one switch link: fibre and two transceivers. Default: the NIC "
+                      "preset's estimate."),
+                0.0, std::nullopt, "USD per link"),
+         100, 0);
+    real(ranged(t.add("cluster.costs.amortization_years", K::number,
+                      MOE_GET(cluster.amortization_years),
+                      "The purchase is written off over this period (used when gpu_hour_usd is "
+                      "0). Default 4."),
+                kTiny, std::nullopt, "years"),
+         0.5, 1);
+    real(ranged(t.add("cluster.reliability.gpu_failures_per_million_h", K::number,
+                      MOE_GET(cluster.reliability.gpu_failures_per_million_h),
+                      "Job-stopping failures per GPU per million hours. Default 12.6: Llama 3's "
+                      "268 GPU-caused interruptions in 54 days on 16,384 H100."),
+                0.0, std::nullopt, "per million GPU-hours"),
+         1, 1);
+    real(ranged(t.add("cluster.reliability.node_failures_per_million_h", K::number,
+                      MOE_GET(cluster.reliability.node_failures_per_million_h),
+                      "Job-stopping failures per node per million hours from everything but its "
+                      "GPUs (software, network, host, power). Default 56.9: Llama 3's other 151 "
+                      "interruptions on 2,048 nodes."),
+                0.0, std::nullopt, "per million node-hours"),
+         1, 1);
+    real(ranged(t.add("cluster.reliability.checkpoint_write_gbps_per_node", K::number,
+                      MOE_GET(cluster.reliability.checkpoint_write_gbps_per_node),
+                      "Each node's share of the checkpoint storage's write (and read) bandwidth. "
+                      "Default 1 (Llama 3: ~2 TB/s for 2,048 nodes)."),
+                kTiny, std::nullopt, "GB/s per node"),
+         0.5, 2);
+    real(ranged(t.add("cluster.reliability.detection_s", K::number,
+                      MOE_GET(cluster.reliability.detection_s),
+                      "From a failure to the job noticing it (timeouts, health checks). Default "
+                      "120."),
+                0.0, std::nullopt, "s"),
+         30, 0);
+    real(ranged(t.add("cluster.reliability.restart_s", K::number,
+                      MOE_GET(cluster.reliability.restart_s),
+                      "Rescheduling, re-initialisation and warm-up after a failure, without "
+                      "reading the checkpoint. Default 300."),
+                0.0, std::nullopt, "s"),
+         30, 0);
 
     // model
     t.add("model.name", K::text, MOE_GET(model.name), "Model name for reports.");
@@ -394,6 +463,12 @@ std::vector<Row> buildTable() {
           "Activation recomputation: selective re-runs core attention, full re-runs each "
           "layer's forward.")
         .choices = names({Recompute::none, Recompute::selective, Recompute::full});
+    real(ranged(t.add("training.checkpoint_interval_s", K::number,
+                      MOE_GET(training.checkpoint_interval_s),
+                      "Training time between checkpoints; 0 = the optimum for the cluster's "
+                      "failure rate (Young/Daly)."),
+                0.0, std::nullopt, "s"),
+         300, 0);
 
     // layout
     ranged(t.add("layout.tp", K::integer, MOE_GET(layout.tp),

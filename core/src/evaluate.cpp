@@ -199,7 +199,7 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
     }
 
     // Routed experts: each GPU's EP rank gets load.slots_per_group / ep token slots on average;
-    // the hottest rank of each layer gets imbalance x that, and the whole EP group waits for it.
+    // the busiest rank of an EP group gets imbalance x that, and the whole group waits for it.
     if (m.isMoe() && stage.moe_layers > 0) {
         const int experts_per_rank = std::max(1, m.experts / lay.ep);
         const double ffn_shard = static_cast<double>(m.expert_ffn_hidden) / lay.etp;
@@ -262,14 +262,16 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
             c.times.combine_bytes = k_cost.scale_up_bytes_per_gpu + k_cost.scale_out_bytes_per_gpu;
         }
 
+        // The stage's EP groups each run at their own busiest rank's pace; the step waits for
+        // the worst of them (see ExpertLoad::worstGroupImbalance).
+        std::vector<int> stage_moe_layers;
+        for (const int layer : stage.layer_indices)
+            if (layer >= m.dense_layers)
+                stage_moe_layers.push_back(layer - m.dense_layers);
+        const double imbalance = load.worstGroupImbalance(stage_moe_layers);
         for (const int layer : stage.layer_indices) {
-            const int moe_layer = layer - m.dense_layers;
-            if (moe_layer < 0)
+            if (layer < m.dense_layers)
                 continue;
-            const double imbalance =
-                moe_layer < static_cast<int>(load.imbalance_per_layer.size())
-                    ? std::max(1.0, load.imbalance_per_layer[static_cast<size_t>(moe_layer)])
-                    : 1.0;
             const double mean_fwd_s =
                 expertGemmTime_s(mean_slots, experts_per_rank, flops_per_slot, expert_weight_bytes,
                                  activation_bytes_per_slot, r);
@@ -562,18 +564,76 @@ void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r
 
 } // namespace
 
-Report evaluate(const Scenario& s, uint64_t routing_step) {
+namespace {
+
+/// Bytes on every link: each group adds its members' per-step bytes, by its own stage; the
+/// utilization divides them by what the link carries in one step.
+void addLinkTraffic(Report& report, const std::vector<MicroBatchCost>& costs,
+                    const std::vector<StageSync>& syncs, const GroupShape& pp_shape,
+                    double pp_bytes, double m) {
+    const HardwareGraph* graph = report.graph.get();
+    const Placement* placement = report.placement.get();
+    report.link_bytes.assign(graph->links.size(), 0.0);
+    auto load_links = [&](GroupKind kind, auto bytes_of) {
+        for (const ParallelGroup& group : placement->groupsOf(kind)) {
+            if (group.gpus.size() <= 1)
+                continue;
+            const int stage = placement->coords[static_cast<size_t>(group.gpus.front())].pp;
+            const auto [up, out] = bytes_of(static_cast<size_t>(stage));
+            if (up + out > 0)
+                addLinkBytes(*graph, group, up, out, report.link_bytes);
+        }
+    };
+    load_links(GroupKind::ep, [&](size_t st) {
+        const MicroBatchCost& c = costs[st];
+        return std::pair{(c.a2a_dispatch_up + c.a2a_combine_up) * m,
+                         (c.a2a_dispatch_out + c.a2a_combine_out) * m};
+    });
+    load_links(GroupKind::tp, [&](size_t st) {
+        return std::pair{costs[st].tp_up * m, costs[st].tp_out * m};
+    });
+    load_links(GroupKind::cp, [&](size_t st) {
+        return std::pair{costs[st].cp_up * m, costs[st].cp_out * m};
+    });
+    load_links(GroupKind::dp, [&](size_t st) {
+        return std::pair{syncs[st].dp_bytes_up, syncs[st].dp_bytes_out};
+    });
+    load_links(GroupKind::edp, [&](size_t st) {
+        return std::pair{syncs[st].edp_bytes_up, syncs[st].edp_bytes_out};
+    });
+    load_links(GroupKind::pp, [&](size_t) {
+        return pp_shape.domains > 1 ? std::pair{0.0, pp_bytes} : std::pair{pp_bytes, 0.0};
+    });
+    report.link_utilization.resize(report.link_bytes.size());
+    for (size_t i = 0; i < report.link_bytes.size(); ++i) {
+        const double capacity = graph->links[i].bandwidth_gbps * 1e9 * report.step_time_s;
+        report.link_utilization[i] = capacity > 0 ? report.link_bytes[i] / capacity : 0.0;
+    }
+}
+
+Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* cache) {
     Report report;
     const LayoutSpec& lay = s.layout;
     report.gpus = s.cluster.gpuCount();
     report.micro_batches = microBatchesPerStep(s);
     report.params = countParams(s.model);
-    auto graph = std::make_shared<HardwareGraph>(buildHardwareGraph(s.cluster));
+    std::shared_ptr<const HardwareGraph> graph;
+    if (cache && cache->graph && cache->graph_cluster == s.cluster) {
+        graph = cache->graph;
+    } else {
+        graph = std::make_shared<const HardwareGraph>(buildHardwareGraph(s.cluster));
+        if (cache) {
+            cache->graph = graph;
+            cache->graph_cluster = s.cluster;
+        }
+    }
     auto placement = std::make_shared<Placement>(placeLayout(s, *graph));
     report.graph = graph;
     report.placement = placement;
     report.layout_description = describeLayout(s, *placement);
-    report.load = s.model.isMoe() ? sampleExpertLoad(s, *placement, routing_step) : ExpertLoad{};
+    if (s.model.isMoe())
+        report.load = cache ? sampleExpertLoad(s, *placement, routing_step, cache->loads)
+                            : sampleExpertLoad(s, *placement, routing_step);
 
     const HardwareRates rates = ratesOf(s);
     const std::vector<StageLayers> stages = splitLayers(s.model, lay);
@@ -693,42 +753,8 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
                    sync.edp_s, sync.edp_exposed_s);
 
     // Bytes on every link: each group adds its members' per-step bytes, by its own stage.
-    report.link_bytes.assign(graph->links.size(), 0.0);
-    auto load_links = [&](GroupKind kind, auto bytes_of) {
-        for (const ParallelGroup& group : placement->groupsOf(kind)) {
-            if (group.gpus.size() <= 1)
-                continue;
-            const int stage = placement->coords[static_cast<size_t>(group.gpus.front())].pp;
-            const auto [up, out] = bytes_of(static_cast<size_t>(stage));
-            if (up + out > 0)
-                addLinkBytes(*graph, group, up, out, report.link_bytes);
-        }
-    };
-    load_links(GroupKind::ep, [&](size_t st) {
-        const MicroBatchCost& c = costs[st];
-        return std::pair{(c.a2a_dispatch_up + c.a2a_combine_up) * m,
-                         (c.a2a_dispatch_out + c.a2a_combine_out) * m};
-    });
-    load_links(GroupKind::tp, [&](size_t st) {
-        return std::pair{costs[st].tp_up * m, costs[st].tp_out * m};
-    });
-    load_links(GroupKind::cp, [&](size_t st) {
-        return std::pair{costs[st].cp_up * m, costs[st].cp_out * m};
-    });
-    load_links(GroupKind::dp, [&](size_t st) {
-        return std::pair{syncs[st].dp_bytes_up, syncs[st].dp_bytes_out};
-    });
-    load_links(GroupKind::edp, [&](size_t st) {
-        return std::pair{syncs[st].edp_bytes_up, syncs[st].edp_bytes_out};
-    });
-    load_links(GroupKind::pp, [&](size_t) {
-        return pp_shape.domains > 1 ? std::pair{0.0, pp_bytes} : std::pair{pp_bytes, 0.0};
-    });
-    report.link_utilization.resize(report.link_bytes.size());
-    for (size_t i = 0; i < report.link_bytes.size(); ++i) {
-        const double capacity = graph->links[i].bandwidth_gbps * 1e9 * report.step_time_s;
-        report.link_utilization[i] = capacity > 0 ? report.link_bytes[i] / capacity : 0.0;
-    }
+    if (!cache || cache->link_traffic)
+        addLinkTraffic(report, costs, syncs, pp_shape, pp_bytes, m);
 
     // Memory: the stage with the least margin.
     report.memory = report.stages.front().memory;
@@ -757,7 +783,18 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
     }
 
     addDesignWarnings(s, report, rates);
+    report.economics = computeEconomics(s, report); // last: it reads the throughput and graph
     return report;
+}
+
+} // namespace
+
+Report evaluate(const Scenario& s, uint64_t routing_step) {
+    return evaluateWith(s, routing_step, nullptr);
+}
+
+Report evaluate(const Scenario& s, uint64_t routing_step, EvaluationCache& cache) {
+    return evaluateWith(s, routing_step, &cache);
 }
 
 double MoeCostModel::expertForward_s(double slots) const {

@@ -587,6 +587,10 @@ void readGpuPreset(Loader& l, const YAML::Node& node, const std::string& path, S
         s.cluster.gpus_per_node = shape->gpus_per_node;
         s.cluster.nodes_per_rack = shape->nodes_per_rack;
         s.cluster.scale_up_domain = shape->scale_up_domain;
+        s.cluster.server_usd = shape->server_usd;
+        s.cluster.rack_usd = shape->rack_usd;
+        s.cluster.node_overhead_w = shape->node_overhead_w;
+        s.cluster.rack_overhead_w = shape->rack_overhead_w;
     }
 }
 
@@ -616,6 +620,7 @@ constexpr auto kMla = &ModelSpec::mla;
 constexpr auto kTraining = &Scenario::training;
 constexpr auto kLayout = &Scenario::layout;
 constexpr auto kRouting = &Scenario::routing;
+constexpr auto kReliability = &ClusterSpec::reliability;
 
 constexpr FieldDef<Scenario> kGpuOverrideFields[] = {
     field<kCluster, kGpu, &GpuSpec::name>("name"),
@@ -651,6 +656,24 @@ constexpr FieldDef<Scenario> kCostFields[] = {
     field<kCluster, &ClusterSpec::electricity_usd_per_kwh>("electricity_usd_per_kwh"),
     field<kCluster, &ClusterSpec::pue>("pue"),
     field<kCluster, &ClusterSpec::node_overhead_w>("node_overhead_w"),
+    field<kCluster, &ClusterSpec::rack_overhead_w>("rack_overhead_w"),
+    field<kCluster, &ClusterSpec::server_usd>("server_usd"),
+    field<kCluster, &ClusterSpec::rack_usd>("rack_usd"),
+    field<kCluster, kNic, &NicSpec::switch_usd>("switch_usd"),
+    field<kCluster, kNic, &NicSpec::switch_w>("switch_w"),
+    field<kCluster, kNic, &NicSpec::cable_usd>("cable_usd"),
+    field<kCluster, &ClusterSpec::amortization_years>("amortization_years"),
+};
+
+constexpr FieldDef<Scenario> kReliabilityFields[] = {
+    field<kCluster, kReliability, &ReliabilitySpec::gpu_failures_per_million_h>(
+        "gpu_failures_per_million_h"),
+    field<kCluster, kReliability, &ReliabilitySpec::node_failures_per_million_h>(
+        "node_failures_per_million_h"),
+    field<kCluster, kReliability, &ReliabilitySpec::checkpoint_write_gbps_per_node>(
+        "checkpoint_write_gbps_per_node"),
+    field<kCluster, kReliability, &ReliabilitySpec::detection_s>("detection_s"),
+    field<kCluster, kReliability, &ReliabilitySpec::restart_s>("restart_s"),
 };
 
 constexpr FieldDef<Scenario> kClusterFields[] = {
@@ -663,6 +686,7 @@ constexpr FieldDef<Scenario> kClusterFields[] = {
     section("scale_up", kScaleUpFields),
     section("scale_out", kScaleOutFields),
     section("costs", kCostFields),
+    section("reliability", kReliabilityFields),
 };
 
 constexpr FieldDef<Scenario> kMlaFields[] = {
@@ -710,6 +734,7 @@ constexpr FieldDef<Scenario> kTrainingFields[] = {
     withReader(field<kTraining, &TrainingSpec::optimizer>("optimizer"), readOptimizer),
     field<kTraining, &TrainingSpec::zero_stage>("zero_stage"),
     field<kTraining, &TrainingSpec::recompute>("recompute"),
+    field<kTraining, &TrainingSpec::checkpoint_interval_s>("checkpoint_interval_s"),
 };
 
 constexpr FieldDef<Scenario> kLayoutFields[] = {
@@ -1244,6 +1269,10 @@ Scenario baselineFor(const Scenario& s) {
         base.cluster.gpus_per_node = shape->gpus_per_node;
         base.cluster.nodes_per_rack = shape->nodes_per_rack;
         base.cluster.scale_up_domain = shape->scale_up_domain;
+        base.cluster.server_usd = shape->server_usd;
+        base.cluster.rack_usd = shape->rack_usd;
+        base.cluster.node_overhead_w = shape->node_overhead_w;
+        base.cluster.rack_overhead_w = shape->rack_overhead_w;
     }
     // The NIC's numbers compare against its own preset, while its id compares against the
     // default id, so "nic:" is written only when it is not the default NIC.

@@ -180,6 +180,22 @@ private:
         requireAtLeast("cluster.costs.electricity_usd_per_kwh", c.electricity_usd_per_kwh, 0.0);
         requireAtLeast("cluster.costs.pue", c.pue, 1.0);
         requireAtLeast("cluster.costs.node_overhead_w", c.node_overhead_w, 0.0);
+        requireAtLeast("cluster.costs.rack_overhead_w", c.rack_overhead_w, 0.0);
+        requireAtLeast("cluster.costs.server_usd", c.server_usd, 0.0);
+        requireAtLeast("cluster.costs.rack_usd", c.rack_usd, 0.0);
+        requireAtLeast("cluster.costs.switch_usd", c.nic.switch_usd, 0.0);
+        requireAtLeast("cluster.costs.switch_w", c.nic.switch_w, 0.0);
+        requireAtLeast("cluster.costs.cable_usd", c.nic.cable_usd, 0.0);
+        requirePositive("cluster.costs.amortization_years", c.amortization_years);
+        const ReliabilitySpec& r = c.reliability;
+        requireAtLeast("cluster.reliability.gpu_failures_per_million_h",
+                       r.gpu_failures_per_million_h, 0.0);
+        requireAtLeast("cluster.reliability.node_failures_per_million_h",
+                       r.node_failures_per_million_h, 0.0);
+        requirePositive("cluster.reliability.checkpoint_write_gbps_per_node",
+                        r.checkpoint_write_gbps_per_node);
+        requireAtLeast("cluster.reliability.detection_s", r.detection_s, 0.0);
+        requireAtLeast("cluster.reliability.restart_s", r.restart_s, 0.0);
 
         if (nodes_ok_ && gpn_ok) {
             const int64_t gpus = product({c.nodes, c.gpus_per_node});
@@ -283,6 +299,7 @@ private:
         requirePositive("training.micro_batch", t.micro_batch);
         requireAtLeast("training.total_tokens", t.total_tokens, 0.0);
         requireBetween("training.zero_stage", t.zero_stage, 0, 3);
+        requireAtLeast("training.checkpoint_interval_s", t.checkpoint_interval_s, 0.0);
         if (t.optimizer != "adam" && t.optimizer != "adamw")
             error("training.optimizer",
                   "training.optimizer = \"" + t.optimizer + "\" is not one of: adam, adamw");

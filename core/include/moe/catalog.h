@@ -18,6 +18,11 @@ struct Catalog {
         int gpus_per_node = 8;
         int nodes_per_rack = 4;
         ScaleUpDomain scale_up_domain = ScaleUpDomain::node;
+        // Economics estimates (economics.h): the server around the GPUs and its rack.
+        double server_usd = 0;
+        double rack_usd = 0;
+        double node_overhead_w = 0;
+        double rack_overhead_w = 0;
     };
     std::vector<NodeShape> node_shapes;
     /// Where the figures come from (datasheets), for the README and reports.

@@ -4,6 +4,7 @@
 // expert_load), each formula documented next to its code.
 
 #include "moe/collectives.h"
+#include "moe/economics.h"
 #include "moe/expert_load.h"
 #include "moe/model_costs.h"
 #include "moe/placement.h"
@@ -176,6 +177,7 @@ struct Report {
     MemoryBreakdown memory; ///< the stage with the least margin
     Throughput throughput;
     std::vector<DesignWarning> warnings;
+    Economics economics; ///< time, cost, power and failures of the run (economics.h)
 
     // Inputs of the step timeline (timeline.h) that are not per stage.
     MoeCostModel moe_costs;
@@ -186,5 +188,18 @@ struct Report {
 /// Evaluates a scenario that passed validateScenario. `routing_step` selects the routing
 /// resample (0 = default).
 Report evaluate(const Scenario& scenario, uint64_t routing_step = 0);
+
+/// State reused across many evaluations on one cluster (the layout search): the hardware graph
+/// and recent routing samples. The figures are identical to evaluate(scenario, routing_step).
+/// Not thread-safe: one per thread.
+struct EvaluationCache {
+    std::shared_ptr<const HardwareGraph> graph;
+    ClusterSpec graph_cluster; ///< what `graph` was built from
+    ExpertLoadCache loads;
+    /// false leaves report.link_bytes and link_utilization empty (nothing else depends on
+    /// them): the per-link accounting is an eighth of a large cluster's evaluation.
+    bool link_traffic = true;
+};
+Report evaluate(const Scenario& scenario, uint64_t routing_step, EvaluationCache& cache);
 
 } // namespace moe

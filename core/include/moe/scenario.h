@@ -43,12 +43,33 @@ struct NicSpec {
     double latency_us = 0;     ///< per message across one leaf/spine hop pair
     double power_w = 0;
     double price_usd = 0;
+    // The fabric this NIC type plugs into, for the economics model (economics.h): one 64-port
+    // leaf/spine switch of its speed, and one cable with its two transceivers.
+    double switch_usd = 0;
+    double switch_w = 0;
+    double cable_usd = 0;
     bool operator==(const NicSpec&) const = default;
 };
 
 enum class ScaleUpDomain { node, rack };
 enum class Fabric { infiniband, ethernet };
 enum class FabricTopology { fat_tree, rail_optimized };
+
+/// Failures and checkpoint storage of a cluster (economics.h). The failure-rate defaults are Llama
+/// 3's published statistics (Llama Team, "The Llama 3 Herd of Models", 2024, section 3.3.4 and
+/// table 5: 419 unexpected interruptions in 54 days on 16,384 H100 in 2,048 nodes): the 268
+/// attributed to GPUs (faulty GPU, HBM3, SRAM, system processor, silent data corruption, thermal)
+/// are 268 / (16384 x 1296 h) = 12.6 per million GPU-hours; the other 151 (software, switches and
+/// cables, host maintenance, NIC, NCCL, SSD, power, CPU, ...) 151 / (2048 x 1296 h) = 56.9 per
+/// million node-hours.
+struct ReliabilitySpec {
+    double gpu_failures_per_million_h = 12.6;  ///< per GPU
+    double node_failures_per_million_h = 56.9; ///< per node, causes other than its GPUs
+    double checkpoint_write_gbps_per_node = 1; ///< each node's share of the storage bandwidth
+    double detection_s = 120; ///< from a failure to the job noticing (timeouts, health checks)
+    double restart_s = 300;   ///< reschedule, re-initialise, warm up (checkpoint read excluded)
+    bool operator==(const ReliabilitySpec&) const = default;
+};
 
 struct ClusterSpec {
     GpuSpec gpu;
@@ -66,7 +87,13 @@ struct ClusterSpec {
     double gpu_hour_usd = 0;
     double electricity_usd_per_kwh = 0;
     double pue = 1.0;
-    double node_overhead_w = 0; ///< CPUs, fans, NICs per node beyond the GPUs
+    double node_overhead_w = 0; ///< CPUs, memory, fans, switches per node beyond GPUs and NICs
+    // Ownership costs for the economics model (economics.h); presets fill them from the catalog.
+    double server_usd = 0;         ///< per node, without its GPUs and NICs
+    double rack_usd = 0;           ///< per rack: rack, power, cooling (NVL72: NVLink switch trays)
+    double rack_overhead_w = 0;    ///< per rack beyond its nodes (NVL72: NVLink switch trays)
+    double amortization_years = 4; ///< capital written off over this period
+    ReliabilitySpec reliability;
 
     int gpuCount() const { return nodes * gpus_per_node; }
     int rackCount() const { return (nodes + nodes_per_rack - 1) / nodes_per_rack; }
@@ -133,6 +160,7 @@ struct TrainingSpec {
     std::string optimizer = "adam";
     int zero_stage = 1;
     Recompute recompute = Recompute::none;
+    double checkpoint_interval_s = 0; ///< compute time between checkpoints; 0 = optimal (Daly)
     bool operator==(const TrainingSpec&) const = default;
 };
 
