@@ -1,0 +1,150 @@
+#pragma once
+// moe-live's state and its ImGui user interface. The scenario is edited only through the core
+// edit functions (setScenarioField, the --set override path), evaluated off the UI thread, and
+// replayed step by step with moe::Replay; the map is one instanced draw (cluster_map.h).
+
+#include "cluster_map.h"
+
+#include "moe/evaluate.h"
+#include "moe/replay.h"
+#include "moe/scenario.h"
+
+#include <array>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moe::live {
+
+enum class Metric { load, a2a, memory, idle };
+const char* toString(Metric m);
+
+struct Options {
+    std::string file;                   ///< empty = the built-in default scenario
+    std::vector<std::string> overrides; ///< --set key=value, applied like moe-plan's --set
+    int gpus = 0;                       ///< --gpus N: scale the cluster to N GPUs (0 = as is)
+    int frames = 0;                     ///< run this many frames, then exit (0 = interactive)
+    std::string screenshot;             ///< write the last frame here (PNG) and exit
+    int width = 1600, height = 1000;
+    bool bench = false;
+    bool play = false; ///< start the replay playing (implied by --frames)
+    Metric metric = Metric::load;
+};
+
+/// The directory relative paths in `file` resolve against ("." for a bare name or none).
+std::string directoryOf(const std::string& file);
+
+/// Loads the scenario the options name (file or built-in, overrides, --gpus scaling). Returns
+/// the scenario or fills `error` with every diagnostic.
+std::optional<Scenario> loadFromOptions(const Options& options, std::string& error);
+
+/// `scenario` scaled to `gpus` GPUs: nodes = gpus / gpus_per_node, and dp and the global batch
+/// scaled by the same factor, so micro-batches per step and the per-GPU work stay as they were.
+/// Goes through the same override path as --set; nullopt (and `error`) when it does not divide.
+std::optional<Scenario> scaleToGpus(const Scenario& scenario, int gpus, std::string& error);
+
+/// One discrete what-if value and whether the scenario accepts it ("" = valid, else why not).
+struct Candidate {
+    std::string value;
+    std::string reason;
+};
+
+/// What one evaluation job produces (on a worker thread).
+struct Evaluated {
+    Scenario scenario;
+    std::shared_ptr<const Report> report;
+    std::shared_ptr<const ReplayModel> model;
+    std::map<std::string, std::vector<Candidate>> candidates; ///< per field path
+    double evaluate_ms = 0;
+    double candidates_ms = 0;
+};
+Evaluated evaluateJob(const Scenario& scenario, const std::string& base_dir);
+
+class LiveApp {
+public:
+    explicit LiveApp(const Options& options);
+    /// Installs a first scenario synchronously (so the first frame already shows it).
+    void start(const Scenario& scenario, const std::string& base_dir);
+    const char* initGl() { return map_.init(); }
+
+    /// Builds the frame's ImGui windows and the map colours (between ImGui::NewFrame and
+    /// ImGui::Render). fb_w/fb_h: framebuffer size in pixels.
+    void buildFrame(int fb_w, int fb_h);
+    /// Draws the map with OpenGL (after glClear, before ImGui's draw data).
+    void renderMap(int fb_w, int fb_h);
+
+    /// A screenshot path the menu asked for since the last call (empty = none).
+    std::string takeScreenshotRequest();
+
+    // For the headless runs and the benchmark.
+    int gpuCount() const { return layout_.gpus; }
+    int cellsDrawn() const { return map_.instances(); }
+    std::array<int, 4> mapRect() const { return {map_x_, map_y_, map_w_, map_h_}; }
+    void setPlaying(bool playing) { playing_ = playing; }
+    /// Advances the replay one step and recolours the map (what a playing frame does).
+    void stepReplay();
+    /// Recolours the map from the current metrics (the CPU side of the map draw).
+    void updateMapColors();
+    const Report& report() const { return *current_.report; }
+    const Scenario& scenario() const { return current_.scenario; }
+    /// Replaces the whole evaluation synchronously (benchmark: per-frame re-evaluation), of
+    /// `edited` when given (a slider moved this frame), else of the current scenario.
+    void reevaluateNow(const Scenario* edited = nullptr);
+    double lastEvaluateMs() const { return current_.evaluate_ms; }
+    double candidatesMs() const { return current_.candidates_ms; }
+
+private:
+    void install(Evaluated evaluated);
+    void pollJob();
+    const Scenario& editBase() const;
+    void requestEdit(const std::string& path, const std::string& value);
+    void submit(const Scenario& scenario);
+    void openFile();
+    void uiMenu();
+    void uiControls();
+    void uiReplay();
+    void uiLegend();
+    void uiWhatIfs();
+    void uiMap(int fb_w, int fb_h);
+    bool choiceRow(const char* label, const std::string& path);
+    void sliderField(const char* label, const std::string& path, float lo, float hi, bool log,
+                     const char* format);
+    const std::vector<float>& metricValues() const;
+
+    Options options_;
+    std::string base_dir_ = ".";
+    /// For evaluations on the GUI thread: the hardware graph and routing samples carry over
+    /// from frame to frame while only other fields change (the worker has its own).
+    EvaluationCache frame_cache_;
+    Evaluated current_;
+    std::unique_ptr<Replay> replay_;
+    GpuStepMetrics gpu_metrics_;
+    std::future<Evaluated> job_;
+    std::optional<Scenario> queued_;    ///< edit waiting for the running job
+    std::optional<Scenario> in_flight_; ///< the scenario the running job evaluates
+    bool job_running_ = false;
+
+    ClusterMap map_;
+    MapLayout layout_;
+    MapCamera camera_;
+    bool camera_fitted_ = false;
+    int map_x_ = 0, map_y_ = 0, map_w_ = 0, map_h_ = 0;
+    Metric metric_ = Metric::load;
+    float color_lo_ = 0, color_hi_ = 1;
+    std::vector<int> hottest_; ///< GPUs outlined
+
+    bool playing_ = false;
+    int steps_per_frame_ = 1;
+    bool reevaluate_every_frame_ = false;
+    std::string edit_error_;
+    std::string file_message_;
+    char path_buf_[1024] = {};
+    char shot_buf_[1024] = "moe-live.png";
+    std::string screenshot_request_;
+    double replay_ms_ = 0, colors_ms_ = 0;
+};
+
+} // namespace moe::live
