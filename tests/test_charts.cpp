@@ -391,6 +391,43 @@ private slots:
         }
     }
 
+    void breakdownLabelsNeverOverlap_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::newRow("default dock") << 430 << 370;
+        QTest::newRow("short dock") << 360 << 260;
+        QTest::newRow("tall") << 900 << 900;
+    }
+    void breakdownLabelsNeverOverlap() {
+        // DeepSeek has 16 stages: at the default dock size not every stage fits a label, and
+        // the ones shown must keep a text line apart (they used to overlap).
+        QFETCH(int, width);
+        QFETCH(int, height);
+        BreakdownChart chart(nullptr, nullptr);
+        chart.resize(width, height);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.showResult(deepseek_);
+        QCOMPARE(chart.categoryCount(), 17);
+        const QVector<int> shown = chart.labelledCategories();
+        QVERIFY(shown.size() >= 2);
+        QCOMPARE(shown.front(), 0); // the step always
+        const QFontMetrics fm(chart.plot()->yAxis->tickLabelFont());
+        for (int i = 1; i < shown.size(); ++i) {
+            const double gap = std::abs(chart.plot()->yAxis->coordToPixel(shown[i]) -
+                                        chart.plot()->yAxis->coordToPixel(shown[i - 1]));
+            QVERIFY2(gap >= fm.height(), qPrintable(QStringLiteral("%1 and %2: %3 px apart")
+                                                        .arg(shown[i - 1])
+                                                        .arg(shown[i])
+                                                        .arg(gap)));
+        }
+        // Thinned evenly, and every label when there is room.
+        if (height >= 900)
+            QCOMPARE(shown.size(), 17);
+        else
+            QVERIFY(shown.size() < 17);
+    }
+
     void memoryStacksToTotals() {
         for (const EvaluationResultPtr& result : {default_, deepseek_}) {
             const Report& report = result->report;

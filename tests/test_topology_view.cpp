@@ -11,9 +11,12 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QImage>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -312,6 +315,31 @@ private slots:
         const QString svg = QString::fromUtf8(file.readAll());
         QVERIFY(svg.contains(QStringLiteral("2048 × NVIDIA H800")));
         QVERIFY(svg.contains(QStringLiteral("Pod 7")));
+    }
+
+    void rackRenderCacheFollowsTheModel() {
+        // Racks and pods paint from a device-coordinate pixmap cache (panning blits it), and
+        // every model change invalidates it: a metric switch repaints the GPU colours.
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showResult(resultFor(defaultScenario()));
+        int cached = 0;
+        for (QGraphicsItem* item : view.scene()->items())
+            cached += item->cacheMode() == QGraphicsItem::DeviceCoordinateCache ? 1 : 0;
+        QCOMPARE(cached, view.sceneItemCount() - 2); // all but the two fabric layers
+        view.zoomToGpu(0, 20);
+        const QImage before = view.graphicsView()->viewport()->grab().toImage();
+        state.setGpuMetric(GpuMetric::memory_use);
+        const QImage after = view.graphicsView()->viewport()->grab().toImage();
+        QVERIFY(before != after);
+        // Panning back and forth paints the same picture from the caches.
+        QScrollBar* bar = view.graphicsView()->horizontalScrollBar();
+        bar->setValue(bar->value() + 40);
+        bar->setValue(bar->value() - 40);
+        QCOMPARE(view.graphicsView()->viewport()->grab().toImage(), after);
     }
 };
 

@@ -4,10 +4,6 @@
 #include "moe_widgets/palette.h"
 #include "moe_widgets/view_state.h"
 
-#include <QEvent>
-#include <QHelpEvent>
-#include <QToolTip>
-#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -20,8 +16,6 @@ using charts::formatDuration;
 
 namespace {
 
-constexpr int kExportWidth = 1600;
-constexpr int kExportHeight = 900;
 constexpr double kBarWidth = 0.62;
 
 QString stageLabel(const StageResult& stage) {
@@ -34,70 +28,29 @@ QString stageLabel(const StageResult& stage) {
     return QStringLiteral("Stage %1 · %2 layers").arg(stage.layers.stage).arg(idx.size());
 }
 
-QCPTextElement* textElement(QCustomPlot* plot, int row) {
-    return qobject_cast<QCPTextElement*>(plot->plotLayout()->element(row, 0));
+/// Legend entries: the step items with time anywhere in the report.
+int legendItemCount(const Report& report) {
+    int count = 0;
+    for (int i = 0; i < kStepItemCount; ++i) {
+        bool any = report.step.seconds[static_cast<size_t>(i)] > 0;
+        for (const StageResult& stage : report.stages)
+            any = any || stage.per_micro_batch.seconds[static_cast<size_t>(i)] > 0;
+        count += any ? 1 : 0;
+    }
+    return count;
 }
 
 } // namespace
 
 BreakdownChart::BreakdownChart(ScenarioDocument* document, ViewState* state, QWidget* parent)
-    : QWidget(parent)
-    , document_(document)
-    , state_(state)
-    , plot_(new QCustomPlot(this)) {
-    setObjectName(QStringLiteral("breakdown"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    plot_->setMinimumSize(320, 220);
-    plot_->setNoAntialiasingOnDrag(true);
-
-    // Title, subtitle, the bars, the legend below them.
-    plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->insertRow(1);
-    auto* title = new QCPTextElement(plot_, QString());
-    title->setMargins(QMargins(8, 6, 8, 0));
-    plot_->plotLayout()->addElement(0, 0, title);
-    auto* subtitle = new QCPTextElement(plot_, QString());
-    subtitle->setProperty("moe_muted", true);
-    subtitle->setMargins(QMargins(8, 2, 8, 4));
-    plot_->plotLayout()->addElement(1, 0, subtitle);
-    plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->axisRect()->insetLayout()->simplify();
-    auto* legend_row = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(3, 0, legend_row);
-    legend_row->addElement(0, 0, plot_->legend);
-    legend_row->setMargins(QMargins(8, 0, 8, 6));
-    plot_->plotLayout()->setRowStretchFactor(3, 0.001);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setRowSpacing(2);
-    plot_->legend->setColumnSpacing(14);
-
+    : StageChart(document, state, QStringLiteral("breakdown"), parent) {
+    connect(plot_, &QCustomPlot::afterLayout, this, &BreakdownChart::checkLabelRoom);
     plot_->yAxis->setRangeReversed(true);
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setTickLength(0, 0);
     plot_->yAxis->setSubTicks(false);
     plot_->xAxis->setSubTicks(false);
-    plot_->xAxis2->setVisible(false);
-    plot_->yAxis2->setVisible(false);
-    plot_->installEventFilter(this);
-
-    if (state_ != nullptr) {
-        connect(state_, &ViewState::selectedGpuChanged, this, [this](int gpu) {
-            int stage = -1;
-            if (result_ != nullptr && result_->report.placement != nullptr && gpu >= 0 &&
-                gpu < static_cast<int>(result_->report.placement->coords.size()))
-                stage = result_->report.placement->coords[static_cast<size_t>(gpu)].pp;
-            if (stage != selected_stage_) {
-                selected_stage_ = stage;
-                rebuild(false);
-            }
-        });
-    }
 }
-
-BreakdownChart::~BreakdownChart() = default;
 
 QString BreakdownChart::categoryLabel(int category) const {
     return category >= 0 && category < categoryCount() ? labels_[static_cast<size_t>(category)]
@@ -114,53 +67,17 @@ double BreakdownChart::stackedSeconds(int category) const {
     return scale_ > 0 ? sum / scale_ : sum;
 }
 
-void BreakdownChart::showResult(const EvaluationResultPtr& result) {
-    if (result == nullptr)
-        return;
-    result_ = result;
-    if (state_ != nullptr && result_->report.placement != nullptr) {
-        const int gpu = state_->selectedGpu();
-        selected_stage_ =
-            gpu >= 0 && gpu < static_cast<int>(result_->report.placement->coords.size())
-                ? result_->report.placement->coords[static_cast<size_t>(gpu)].pp
-                : -1;
-    }
-    rebuild(false);
-}
-
-void BreakdownChart::changeEvent(QEvent* event) {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && result_ != nullptr)
-        rebuild(false);
-}
-
 void BreakdownChart::rebuild(bool for_export) {
     const ChartTheme theme = for_export ? ChartTheme::light() : ChartTheme::fromPalette(palette());
-    plot_->clearPlottables();
-    plot_->clearItems();
-    bars_.clear();
     labels_.clear();
-    if (result_ == nullptr) {
-        plot_->replot();
+    if (!clearForRebuild())
         return;
-    }
     const Report& report = result_->report;
     const Scenario& scenario = result_->scenario;
-
-    QFont base = font();
-    if (for_export) {
-        base.setFamily(QStringLiteral("DejaVu Sans"));
-        base.setPixelSize(15);
-    }
-    QFont title_font = base;
-    title_font.setBold(true);
-    if (for_export)
-        title_font.setPixelSize(24);
-    else
-        title_font.setPointSizeF(base.pointSizeF() * 1.15);
-    QFont small = base;
-    if (for_export)
-        small.setPixelSize(14);
+    const Fonts fonts = this->fonts(for_export);
+    const QFont& base = fonts.base;
+    const QFont& title_font = fonts.title;
+    const QFont& small = fonts.small;
 
     // Seconds for long steps, milliseconds for short ones.
     scale_ = report.step_time_s >= 2.0 ? 1.0 : 1000.0;
@@ -192,18 +109,25 @@ void BreakdownChart::rebuild(bool for_export) {
     if (!hidden.isEmpty())
         sub += QStringLiteral("\n") + tr("Hidden behind compute (not in the bars): ") +
                hidden.join(QStringLiteral(" · "));
+    // A short dock keeps the bars: one elided line of explanation (all of it in the tooltip
+    // over the chart), a shorter title.
+    explanation_ = sub;
+    const bool compact = !for_export && height < 520;
+    if (compact)
+        sub = fm.elidedText(hidden.isEmpty() ? sub.section(QLatin1Char('.'), 0, 0)
+                                             : tr("Hidden behind compute: ") +
+                                                   hidden.join(QStringLiteral(" · ")),
+                            Qt::ElideRight, width - 24);
     // Vertical room left for the bars: less the title, the subtitle, the axis and the legend.
     const int sub_lines =
         static_cast<int>(charts::wrapToWidth(sub, small, width - 24).count(QLatin1Char('\n'))) + 1;
-    const int legend_rows =
-        (kStepItemCount + 2) / std::clamp(width / (for_export ? 230 : 170), 1, 8) / 2 + 1;
+    const int legend_columns = std::clamp(width / (for_export ? 230 : 150), 1, 8);
+    const int legend_rows = (static_cast<int>(legendItemCount(report)) + legend_columns - 1) /
+                            std::max(1, legend_columns);
     const double chrome = QFontMetrics(title_font).height() + 16 + sub_lines * fm.lineSpacing() +
                           8 + legend_rows * (fm.height() + 4) + 2.5 * fm.height() + 24;
     const double category_px = (height - chrome) / (n + 2 * slack);
     const bool roomy = category_px >= fm.height() + 2;
-    const int label_every = category_px >= fm.height()         ? 1
-                            : category_px >= fm.height() * 0.5 ? 2
-                                                               : 4;
 
     // Values per category and item: the step, then each stage's micro-batches.
     std::vector<std::array<double, kStepItemCount>> values(static_cast<size_t>(n));
@@ -280,23 +204,14 @@ void BreakdownChart::rebuild(bool for_export) {
                 QString::fromUtf8(toString(static_cast<StepItem>(i))), percent);
             share->setText(fm.horizontalAdvance(named) + 12 < v * px_per_s ? named : percent);
             share->setFont(small);
-            share->setColor(charts::textOn(stepItemColor(static_cast<StepItem>(i))));
+            share->setColor(textOn(stepItemColor(static_cast<StepItem>(i))));
         }
         at += v;
     }
 
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int c = 0; c < n; ++c) {
-        const bool selected = c > 0 && c - 1 == selected_stage_;
-        if (c > 0 && (c - 1) % label_every != 0 && !selected)
-            continue;
-        QString text = roomy || c == 0 ? labels_[static_cast<size_t>(c)]
-                                       : QStringLiteral("Stage %1").arg(c - 1);
-        if (selected)
-            text = QStringLiteral("● ") + text;
-        ticker->addTick(c, text);
-    }
-    plot_->yAxis->setTicker(ticker);
+    roomy_ = roomy;
+    label_height_px_ = fm.height();
+    setStageLabels(labelEvery(category_px));
     // At least five bar slots, so a single-stage scenario gets two bars, not two slabs.
     plot_->yAxis->setRange(-0.6 - slack, n - 0.4 + slack);
     plot_->yAxis->setTickLabelFont(base);
@@ -307,35 +222,80 @@ void BreakdownChart::rebuild(bool for_export) {
     plot_->xAxis->setTickLabelFont(small);
     Q_UNUSED(unit);
 
-    auto* title = textElement(plot_, 0);
+    auto* title = titleElement();
     title->setFont(title_font);
     title->setText(tr("Step-time breakdown — %1 · step %2")
                        .arg(QString::fromStdString(scenario.name), formatDuration(step)));
-    auto* subtitle = textElement(plot_, 1);
+    if (compact)
+        title->setText(fm.elidedText(
+            tr("Step %1 · %2").arg(formatDuration(step), QString::fromStdString(scenario.name)),
+            Qt::ElideRight, width - 24));
+    auto* subtitle = subtitleElement();
     subtitle->setFont(small);
     subtitle->setText(charts::wrapToWidth(sub, small, width - 24));
     title->setText(charts::wrapToWidth(title->text(), title_font, width - 24));
 
     plot_->legend->setFont(small);
-    plot_->legend->setWrap(std::clamp(width / (for_export ? 230 : 170), 1, 8));
+    plot_->legend->setWrap(legend_columns);
     plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-wraps the items
     plot_->yAxis->setPadding(for_export ? 24 : 8);
     plot_->xAxis->setPadding(for_export ? 10 : 4);
     charts::applyTheme(plot_, theme);
     plot_->yAxis->setBasePen(Qt::NoPen);
-    if (!for_export)
-        plot_->replot(); // now, so a grab or screenshot right after shows the new result
+    if (for_export)
+        return;
+    plot_->replot(); // now, so a grab or screenshot right after shows the new result
 }
 
-QString BreakdownChart::exportTo(const QString& path) {
-    if (result_ == nullptr)
-        return tr("nothing to export: no evaluation yet");
-    rebuild(true);
-    const QString error = charts::exportPlot(
-        plot_, path, kExportWidth, kExportHeight,
-        tr("Step-time breakdown — %1").arg(QString::fromStdString(result_->scenario.name)));
-    rebuild(false);
-    return error;
+int BreakdownChart::labelEvery(double px_per_category) const {
+    // A label needs a text line (plus a little air); thinner bars get every k-th stage.
+    return std::max(
+        1, static_cast<int>(std::ceil(label_height_px_ * 1.15 / std::max(1e-3, px_per_category))));
+}
+
+void BreakdownChart::setStageLabels(int every) {
+    label_every_ = every;
+    labelled_.clear();
+    const int n = categoryCount();
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int selected = selected_stage_ >= 0 && selected_stage_ + 1 < n ? selected_stage_ + 1 : -1;
+    for (int c = 0; c < n; ++c) {
+        // The step always; stages on multiples of `every`; the selected stage instead of its
+        // neighbours.
+        const bool near_selected = selected > 0 && c != selected && std::abs(c - selected) < every;
+        if (c > 0 && c != selected && (c % every != 0 || near_selected))
+            continue;
+        QString text = roomy_ || c == 0 ? labels_[static_cast<size_t>(c)]
+                                        : QStringLiteral("Stage %1").arg(c - 1);
+        if (c == selected)
+            text = QStringLiteral("● ") + text;
+        ticker->addTick(c, text);
+        labelled_ << c;
+    }
+    plot_->yAxis->setTicker(ticker);
+}
+
+void BreakdownChart::checkLabelRoom() {
+    // The room estimated before layout is close, not exact (and a hidden dock lays out later):
+    // after every layout, thin by the laid-out axis and replot if that changes the labels.
+    const QCPRange range = plot_->yAxis->range();
+    const int height_px = plot_->axisRect()->height();
+    if (labels_.empty() || height_px <= 0 || range.size() <= 0)
+        return;
+    const int every = labelEvery(height_px / range.size());
+    if (every != label_every_) {
+        setStageLabels(every);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+QVector<int> BreakdownChart::labelledCategories() const {
+    return labelled_;
+}
+
+QString BreakdownChart::exportTitle() const {
+    return tr("Step-time breakdown — %1")
+        .arg(result_ ? QString::fromStdString(result_->scenario.name) : QString());
 }
 
 QString BreakdownChart::toolTipAt(const QPoint& pos) const {
@@ -344,7 +304,7 @@ QString BreakdownChart::toolTipAt(const QPoint& pos) const {
     int index = -1;
     auto* bars = qobject_cast<QCPBars*>(plot_->plottableAt(pos, false, &index));
     if (bars == nullptr || index < 0 || index >= bars->data()->size())
-        return {};
+        return plot_->axisRect()->rect().contains(pos) ? QString() : explanation_;
     const auto it = bars->data()->at(index);
     const int category = static_cast<int>(std::lround(it->key));
     const auto item = static_cast<StepItem>(bars->property("moe_item").toInt());
@@ -368,22 +328,6 @@ QString BreakdownChart::toolTipAt(const QPoint& pos) const {
     if (hidden > 0)
         text += QStringLiteral("<br>%1 more hidden behind compute").arg(formatDuration(hidden));
     return text;
-}
-
-bool BreakdownChart::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == plot_ && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, plot_);
-        return true;
-    }
-    // Text wraps and labels thin out by the size: rebuild (a few ms) when it changes.
-    if (watched == plot_ && event->type() == QEvent::Resize && result_ != nullptr)
-        rebuild(false);
-    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace moe::widgets

@@ -1,83 +1,9 @@
 #include "chart_support.h"
 
-#include <QFileInfo>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
-#include <cmath>
-
 namespace moe::widgets::charts {
-
-namespace {
-/// Three significant digits without exponent notation.
-QString threeDigits(double v) {
-    const double a = std::fabs(v);
-    const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
-    return QString::number(v, 'f', decimals);
-}
-} // namespace
-
-QString formatDuration(double seconds) {
-    if (!std::isfinite(seconds))
-        return QStringLiteral("—");
-    const double a = std::fabs(seconds);
-    if (a == 0)
-        return QStringLiteral("0 s");
-    if (a >= 1)
-        return threeDigits(seconds) + QStringLiteral(" s");
-    if (a >= 1e-3)
-        return threeDigits(seconds * 1e3) + QStringLiteral(" ms");
-    if (a >= 1e-6)
-        return threeDigits(seconds * 1e6) + QStringLiteral(" µs");
-    return threeDigits(seconds * 1e9) + QStringLiteral(" ns");
-}
-
-QString formatBytes(double bytes) {
-    if (!std::isfinite(bytes))
-        return QStringLiteral("—");
-    const double a = std::fabs(bytes);
-    if (a >= 1e12)
-        return threeDigits(bytes / 1e12) + QStringLiteral(" TB");
-    if (a >= 1e9)
-        return threeDigits(bytes / 1e9) + QStringLiteral(" GB");
-    if (a >= 1e6)
-        return threeDigits(bytes / 1e6) + QStringLiteral(" MB");
-    if (a >= 1e3)
-        return threeDigits(bytes / 1e3) + QStringLiteral(" kB");
-    return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
-}
-
-ChartTheme ChartTheme::light() {
-    ChartTheme t;
-    t.background = QColor(0xFFFFFF);
-    t.text = QColor(0x1F2328);
-    t.muted = QColor(0x59636E);
-    t.grid = QColor(0xD8DEE4);
-    t.lane = QColor(0xF3F5F7);
-    t.accent = QColor(0x0969DA);
-    t.critical = QColor(0xD6246E); // magenta: no data series uses it
-    t.danger = QColor(0xCF222E);
-    t.dark = false;
-    return t;
-}
-
-ChartTheme ChartTheme::dark_theme() {
-    ChartTheme t;
-    t.background = QColor(0x1E2126);
-    t.text = QColor(0xE6EDF3);
-    t.muted = QColor(0x9BA6B2);
-    t.grid = QColor(0x3A4048);
-    t.lane = QColor(0x262A30);
-    t.accent = QColor(0x4493F8);
-    t.critical = QColor(0xFF6FA8);
-    t.danger = QColor(0xFF7B72);
-    t.dark = true;
-    return t;
-}
-
-ChartTheme ChartTheme::fromPalette(const QPalette& palette) {
-    return palette.color(QPalette::Window).lightness() < 128 ? dark_theme() : light();
-}
 
 QString wrapToWidth(const QString& text, const QFont& font, int width) {
     const QFontMetrics fm(font);
@@ -96,13 +22,6 @@ QString wrapToWidth(const QString& text, const QFont& font, int width) {
         out << line;
     }
     return out.join(QLatin1Char('\n'));
-}
-
-QColor textOn(const QColor& background) {
-    // Relative luminance (sRGB approximation) decides black or white text.
-    const double l =
-        0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
-    return l > 0.55 ? QColor(0x1F2328) : QColor(0xFFFFFF);
 }
 
 void applyTheme(QCustomPlot* plot, const ChartTheme& theme) {
@@ -132,20 +51,11 @@ void applyTheme(QCustomPlot* plot, const ChartTheme& theme) {
     }
 }
 
-QString checkWritten(const QString& path) {
-    const QFileInfo info(path);
-    if (!info.exists())
-        return QStringLiteral("could not write %1").arg(path);
-    if (info.size() == 0)
-        return QStringLiteral("%1 was written empty").arg(path);
-    return {};
-}
-
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
                    const QString& title) {
-    const QString suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
-    if (suffix == QLatin1String("svg")) {
+    switch (detail::exportFormatOf(path)) {
+    case detail::ExportFormat::svg: {
         QSvgGenerator generator;
         generator.setFileName(path);
         generator.setSize(QSize(width, height));
@@ -160,16 +70,20 @@ QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height
             plot->toPainter(&painter, width, height);
             ok = painter.end();
         }
-    } else if (suffix == QLatin1String("png")) {
-        ok = plot->savePng(path, width, height, 1.0);
-    } else if (suffix == QLatin1String("pdf")) {
+        break;
+    }
+    case detail::ExportFormat::png:
+        ok = plot->savePng(path, width, height, 2.0, detail::kPngQuality);
+        break;
+    case detail::ExportFormat::pdf:
         ok = plot->savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("MoE Planner"),
                            title);
-    } else {
-        return QStringLiteral("unknown export format \"%1\" (use .svg, .png or .pdf)").arg(suffix);
+        break;
+    case detail::ExportFormat::unknown:
+        return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
     }
     if (!ok)
-        return QStringLiteral("could not write %1").arg(path);
+        return QStringLiteral("cannot write %1").arg(path);
     return checkWritten(path);
 }
 

@@ -1931,7 +1931,7 @@ QString GanttView::exportTo(const QString& path) {
             QPainter p(&image);
             paint(p);
         }
-        if (!image.save(path, "PNG"))
+        if (!image.save(path, "PNG", detail::kPngQuality))
             return tr("could not write %1").arg(path);
     } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator generator;

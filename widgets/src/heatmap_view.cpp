@@ -1,17 +1,15 @@
 #include "moe_widgets/heatmap_view.h"
 
+#include "chart_support.h"
 #include "moe_widgets/palette.h"
 #include "moe_widgets/scenario_document.h"
-#include "view_export.h"
 
 #include <QComboBox>
 #include <QEvent>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPushButton>
-#include <QSvgGenerator>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -99,8 +97,11 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     first_ = new QToolButton(this);
     first_->setText(tr("Step 0"));
     first_->setToolTip(tr("Back to the first routing sample"));
+    // Under the controls, wrapped: a narrow dock shows all of it instead of clipping it.
     summary_ = new QLabel(this);
     summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    summary_->setContentsMargins(8, 0, 8, 2);
     summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto* bar = new QHBoxLayout;
@@ -110,8 +111,7 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     bar->addSpacing(8);
     bar->addWidget(first_);
     bar->addWidget(next_);
-    bar->addSpacing(12);
-    bar->addWidget(summary_, 1);
+    bar->addStretch(1);
 
     plot_ = new QCustomPlot(this);
     plot_->setNoAntialiasingOnDrag(true);
@@ -169,6 +169,7 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(bar);
+    layout->addWidget(summary_);
     layout->addWidget(plot_, 1);
 
     connect(mode_box_, &QComboBox::activated, this,
@@ -662,48 +663,13 @@ QString HeatmapView::exportTo(const QString& path) {
     const QString screen_title = title_->text();
     title_->setText(export_title_);
     footer_->setText(export_footer_);
-    QString error;
-    switch (detail::exportFormatOf(path)) {
-    case detail::ExportFormat::png:
-        if (!plot_->savePng(path, kWidth, kHeight, 2.0))
-            error = QStringLiteral("cannot write %1").arg(path);
-        break;
-    case detail::ExportFormat::pdf:
-        if (!plot_->savePdf(path, kWidth, kHeight, QCP::epNoCosmetic, QStringLiteral("MoE Planner"),
-                            title_->text()))
-            error = QStringLiteral("cannot write %1").arg(path);
-        break;
-    case detail::ExportFormat::svg: {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(QSize(kWidth, kHeight));
-        svg.setViewBox(QRect(0, 0, kWidth, kHeight));
-        svg.setTitle(export_title_);
-        svg.setDescription(QStringLiteral("MoE Planner"));
-        QCPPainter painter;
-        if (!painter.begin(&svg)) {
-            error = QStringLiteral("cannot write %1").arg(path);
-            break;
-        }
-        plot_->toPainter(&painter, kWidth, kHeight);
-        painter.end();
-        break;
-    }
-    case detail::ExportFormat::unknown:
-        error = QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
-        break;
-    }
+    const QString error = charts::exportPlot(plot_, path, kWidth, kHeight, export_title_);
     title_->setFont(title_font);
     title_->setText(screen_title);
     footer_->setText(QString());
     plot_->xAxis->setRange(range);
     applyTheme(dark);
     plot_->replot(QCustomPlot::rpQueuedReplot);
-    if (error.isEmpty()) {
-        const QFileInfo info(path);
-        if (!info.exists() || info.size() == 0)
-            error = QStringLiteral("nothing was written to %1").arg(path);
-    }
     return error;
 }
 

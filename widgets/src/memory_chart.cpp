@@ -4,10 +4,6 @@
 #include "moe_widgets/palette.h"
 #include "moe_widgets/view_state.h"
 
-#include <QEvent>
-#include <QHelpEvent>
-#include <QToolTip>
-#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -21,8 +17,6 @@ using charts::formatBytes;
 
 namespace {
 
-constexpr int kExportWidth = 1600;
-constexpr int kExportHeight = 900;
 constexpr double kGB = 1e9;
 
 struct Part {
@@ -46,64 +40,15 @@ const std::array<Part, 6>& parts() {
     return list;
 }
 
-QCPTextElement* textElement(QCustomPlot* plot, int row) {
-    return qobject_cast<QCPTextElement*>(plot->plotLayout()->element(row, 0));
-}
-
 } // namespace
 
 MemoryChart::MemoryChart(ScenarioDocument* document, ViewState* state, QWidget* parent)
-    : QWidget(parent)
-    , document_(document)
-    , state_(state)
-    , plot_(new QCustomPlot(this)) {
-    setObjectName(QStringLiteral("memory"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    plot_->setMinimumSize(320, 220);
-
-    plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->insertRow(1);
-    auto* title = new QCPTextElement(plot_, QString());
-    title->setMargins(QMargins(8, 6, 8, 0));
-    plot_->plotLayout()->addElement(0, 0, title);
-    auto* subtitle = new QCPTextElement(plot_, QString());
-    subtitle->setProperty("moe_muted", true);
-    subtitle->setMargins(QMargins(8, 2, 8, 4));
-    plot_->plotLayout()->addElement(1, 0, subtitle);
-    plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->axisRect()->insetLayout()->simplify();
-    auto* legend_row = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(3, 0, legend_row);
-    legend_row->addElement(0, 0, plot_->legend);
-    legend_row->setMargins(QMargins(8, 0, 8, 6));
-    plot_->plotLayout()->setRowStretchFactor(3, 0.001);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setColumnSpacing(14);
-
+    : StageChart(document, state, QStringLiteral("memory"), parent) {
     plot_->xAxis->grid()->setVisible(false);
     plot_->xAxis->setSubTicks(false);
     plot_->xAxis->setTickLength(0, 0);
     plot_->yAxis->setSubTicks(false);
-    plot_->installEventFilter(this);
-
-    if (state_ != nullptr) {
-        connect(state_, &ViewState::selectedGpuChanged, this, [this](int gpu) {
-            int stage = -1;
-            if (result_ != nullptr && result_->report.placement != nullptr && gpu >= 0 &&
-                gpu < static_cast<int>(result_->report.placement->coords.size()))
-                stage = result_->report.placement->coords[static_cast<size_t>(gpu)].pp;
-            if (stage != selected_stage_) {
-                selected_stage_ = stage;
-                rebuild(false);
-            }
-        });
-    }
 }
-
-MemoryChart::~MemoryChart() = default;
 
 double MemoryChart::stackedBytes(int stage) const {
     double sum = 0;
@@ -118,56 +63,20 @@ double MemoryChart::hbmLineBytes() const {
     return hbm_line_ != nullptr ? hbm_line_->point1->coords().y() * kGB : 0.0;
 }
 
-void MemoryChart::showResult(const EvaluationResultPtr& result) {
-    if (result == nullptr)
-        return;
-    result_ = result;
-    if (state_ != nullptr && result_->report.placement != nullptr) {
-        const int gpu = state_->selectedGpu();
-        selected_stage_ =
-            gpu >= 0 && gpu < static_cast<int>(result_->report.placement->coords.size())
-                ? result_->report.placement->coords[static_cast<size_t>(gpu)].pp
-                : -1;
-    }
-    rebuild(false);
-}
-
-void MemoryChart::changeEvent(QEvent* event) {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && result_ != nullptr)
-        rebuild(false);
-}
-
 void MemoryChart::rebuild(bool for_export) {
     const ChartTheme theme = for_export ? ChartTheme::light() : ChartTheme::fromPalette(palette());
-    plot_->clearPlottables();
-    plot_->clearItems();
-    bars_.clear();
     hbm_line_ = nullptr;
     stage_count_ = 0;
-    if (result_ == nullptr) {
-        plot_->replot();
+    if (!clearForRebuild())
         return;
-    }
     const Report& report = result_->report;
     const Scenario& scenario = result_->scenario;
     stage_count_ = static_cast<int>(report.stages.size());
     const int n = stage_count_;
-
-    QFont base = font();
-    if (for_export) {
-        base.setFamily(QStringLiteral("DejaVu Sans"));
-        base.setPixelSize(15);
-    }
-    QFont title_font = base;
-    title_font.setBold(true);
-    if (for_export)
-        title_font.setPixelSize(24);
-    else
-        title_font.setPointSizeF(base.pointSizeF() * 1.15);
-    QFont small = base;
-    if (for_export)
-        small.setPixelSize(14);
+    const Fonts fonts = this->fonts(for_export);
+    const QFont& base = fonts.base;
+    const QFont& title_font = fonts.title;
+    const QFont& small = fonts.small;
 
     const double bar_width = n <= 2 ? 0.5 : 0.66;
     // A lone stage would otherwise fill the page with one block: keep bars to a column's width.
@@ -277,7 +186,7 @@ void MemoryChart::rebuild(bool for_export) {
             label->position->setCoords(s, stacked + v / 2);
             label->setText(text);
             label->setFont(small);
-            label->setColor(charts::textOn(QColor(part.rgb)));
+            label->setColor(textOn(QColor(part.rgb)));
         }
     }
 
@@ -301,7 +210,7 @@ void MemoryChart::rebuild(bool for_export) {
     plot_->yAxis->setTickLabelFont(small);
 
     const MemoryBreakdown& worst = report.memory;
-    auto* title = textElement(plot_, 0);
+    auto* title = titleElement();
     title->setFont(title_font);
     title->setText(tr("Memory per GPU — %1").arg(QString::fromStdString(scenario.name)));
     int over = 0;
@@ -318,7 +227,7 @@ void MemoryChart::rebuild(bool for_export) {
                .arg(scenario.training.zero_stage)
                .arg(QString::fromUtf8(toString(scenario.training.recompute)))
                .arg(report.micro_batches);
-    auto* subtitle = textElement(plot_, 1);
+    auto* subtitle = subtitleElement();
     subtitle->setFont(small);
     subtitle->setText(charts::wrapToWidth(sub, small, width - 24));
     title->setText(charts::wrapToWidth(title->text(), title_font, width - 24));
@@ -333,15 +242,9 @@ void MemoryChart::rebuild(bool for_export) {
         plot_->replot(); // now, so a grab or screenshot right after shows the new result
 }
 
-QString MemoryChart::exportTo(const QString& path) {
-    if (result_ == nullptr)
-        return tr("nothing to export: no evaluation yet");
-    rebuild(true);
-    const QString error = charts::exportPlot(
-        plot_, path, kExportWidth, kExportHeight,
-        tr("Memory per GPU — %1").arg(QString::fromStdString(result_->scenario.name)));
-    rebuild(false);
-    return error;
+QString MemoryChart::exportTitle() const {
+    return tr("Memory per GPU — %1")
+        .arg(result_ ? QString::fromStdString(result_->scenario.name) : QString());
 }
 
 QString MemoryChart::toolTipAt(const QPoint& pos) const {
@@ -372,22 +275,6 @@ QString MemoryChart::toolTipAt(const QPoint& pos) const {
                     .arg(inFlightMicroBatches(result_->scenario.layout, stage,
                                               result_->report.micro_batches));
     return text;
-}
-
-bool MemoryChart::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == plot_ && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, plot_);
-        return true;
-    }
-    // Text wraps and labels thin out by the size: rebuild (a few ms) when it changes.
-    if (watched == plot_ && event->type() == QEvent::Resize && result_ != nullptr)
-        rebuild(false);
-    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace moe::widgets

@@ -103,12 +103,6 @@ QString groupName(GroupKind kind) {
     return QString::fromLatin1(toString(kind)).toUpper();
 }
 
-/// Black or white text, whichever reads on `fill`.
-QColor textOn(const QColor& fill) {
-    const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
-    return luminance > 0.5 ? QColor(0x111111) : QColor(0xFFFFFF);
-}
-
 /// Text drawn at a constant screen size inside a scene rectangle, elided to fit.
 void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
                     double px, int flags, const QColor& color, bool bold = false) {
@@ -218,7 +212,7 @@ struct TopologyModel {
         return report->link_bytes[static_cast<size_t>(link)];
     }
     QColor linkColor(double u, double link_bytes) const {
-        return link_bytes > 0 ? utilizationColor(u) : theme.idle_link;
+        return link_bytes > 0 ? widgets::linkColor(u, theme.dark) : theme.idle_link;
     }
     QRectF nodeRect(int node) const {
         const QRectF& rack = rack_rects[static_cast<size_t>(node / npr)];
@@ -304,6 +298,7 @@ public:
         : model_(model)
         , pod_(pod) {
         setZValue(0);
+        setCacheMode(QGraphicsItem::DeviceCoordinateCache);
     }
     QRectF boundingRect() const override { return model_->pods[static_cast<size_t>(pod_)].rect; }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
@@ -346,6 +341,9 @@ public:
         : model_(model)
         , rack_(rack) {
         setZValue(2);
+        // A rack at GPU-cell detail is hundreds of tiles: panning blits the cached pixmap
+        // instead of repainting them (a zoom or a colour change re-renders it once).
+        setCacheMode(QGraphicsItem::DeviceCoordinateCache);
     }
     QRectF boundingRect() const override {
         // Room for outlines drawn just outside the tiles of edge GPUs.
@@ -663,7 +661,7 @@ private:
 QColor quantizedLinkColor(const TopologyModel& m, double u, double bytes) {
     if (bytes <= 0)
         return m.theme.idle_link;
-    return utilizationColor(std::round(std::clamp(u, 0.0, 1.0) * 40) / 40);
+    return linkColor(std::round(std::clamp(u, 0.0, 1.0) * 40) / 40, m.theme.dark);
 }
 
 void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -1021,13 +1019,15 @@ QFont pixelFont(const QFont& base, double px, bool bold = false) {
     return f;
 }
 
-/// A ramp of the shared utilization colours with three tick labels under it; returns its height.
+/// A ramp of the shared utilization colours (as links draw them when `links`) with three tick
+/// labels under it; returns its height.
 double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const QString& low,
-                const QString& mid, const QString& high, double px) {
+                const QString& mid, const QString& high, double px, bool links = false) {
     const QRectF bar(area.left(), area.top(), area.width(), 12);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 8; ++i)
-        gradient.setColorAt(i / 8.0, utilizationColor(i / 8.0));
+        gradient.setColorAt(i / 8.0,
+                            links ? linkColor(i / 8.0, theme.dark) : utilizationColor(i / 8.0));
     p.setPen(QPen(theme.node_border, 1));
     p.setBrush(gradient);
     p.drawRect(bar);
@@ -1073,7 +1073,7 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
     text(QStringLiteral("bytes ÷ (bandwidth × step time)"), text_px, t.muted, false, true);
     y += 2;
     y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, QStringLiteral("0%"),
-                  QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px);
+                  QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px, true);
     y += 4;
     // No traffic, hottest GPU.
     p.setFont(pixelFont(p.font(), text_px));
@@ -1422,7 +1422,7 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
         connect(state_, &ViewState::selectedGpuChanged, this, [this](int gpu) {
             model_->selected = gpu;
             updateInfoPanel();
-            scene_->update();
+            repaintItems();
         });
     }
     metric_box_->setCurrentIndex(metric_box_->findData(static_cast<int>(model_->metric)));
@@ -1462,7 +1462,7 @@ void TopologyView::applyTheme() {
     view_->setBackgroundBrush(model_->theme.background);
     if (model_->report)
         updateColors();
-    scene_->update();
+    repaintItems();
 }
 
 namespace {
@@ -1606,7 +1606,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     updateHoverMask();
     updateHighlight();
     updateInfoPanel();
-    scene_->update();
+    repaintItems();
 }
 
 void TopologyView::rebuildScene() {
@@ -1930,7 +1930,7 @@ void TopologyView::updateColors() {
         if (hot < 0 || v > m.value[static_cast<size_t>(hot)])
             hot = gpu;
     }
-    scene_->update();
+    repaintItems();
 }
 
 void TopologyView::updateHoverMask() {
@@ -1991,7 +1991,7 @@ void TopologyView::updateHighlight() {
             }
         m.highlight_label = state_->highlightLabel();
     }
-    scene_->update();
+    repaintItems();
     legend_->refresh();
 }
 
@@ -2003,7 +2003,7 @@ void TopologyView::setHoveredGpu(int gpu) {
         return;
     m.hovered = gpu;
     updateHoverMask();
-    scene_->update();
+    repaintItems();
     updateInfoPanel();
     emit hoveredGpuChanged(gpu);
 }
@@ -2012,7 +2012,7 @@ void TopologyView::setHoverGroups(HoverGroups groups) {
     hover_groups_ = groups;
     groups_box_->setCurrentIndex(groups_box_->findData(static_cast<int>(groups)));
     updateHoverMask();
-    scene_->update();
+    repaintItems();
     legend_->refresh();
 }
 
@@ -2079,6 +2079,12 @@ int TopologyView::gpuAtScenePos(const QPointF& pos) const {
     return -1;
 }
 
+void TopologyView::repaintItems() {
+    // QGraphicsScene::update() would leave the items' cached pixmaps as they were.
+    for (QGraphicsItem* item : scene_->items())
+        item->update();
+}
+
 void TopologyView::fitAll() {
     if (model_->bounds.isEmpty())
         return;
@@ -2117,7 +2123,7 @@ void TopologyView::onClick(const QPointF& scene_pos) {
     else {
         model_->selected = gpu;
         updateInfoPanel();
-        scene_->update();
+        repaintItems();
     }
 }
 
@@ -2506,7 +2512,16 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     const double left = margin + (page.width() - 2 * margin - (size.width() + gap + legend_w)) / 2;
     const QRectF target(left, top, size.width(), size.height());
     const QRectF legend(target.right() + gap, top, legend_w, page.height() - top - margin);
+    // Pages are vector (SVG, PDF) and sharper than the screen: the items paint afresh, not
+    // from their on-screen render caches.
+    std::vector<std::pair<QGraphicsItem*, QGraphicsItem::CacheMode>> caches;
+    for (QGraphicsItem* item : scene_->items()) {
+        caches.emplace_back(item, item->cacheMode());
+        item->setCacheMode(QGraphicsItem::NoCache);
+    }
     scene_->render(&p, target, bounds, Qt::KeepAspectRatio);
+    for (const auto& [item, mode] : caches)
+        item->setCacheMode(mode);
     p.setFont(font);
     detail::paintLegend(p, legend, m, true, hover_groups_);
 }

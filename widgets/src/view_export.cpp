@@ -25,7 +25,6 @@ ExportFormat exportFormatOf(const QString& path) {
     return ExportFormat::unknown;
 }
 
-namespace {
 QString checkWritten(const QString& path) {
     const QFileInfo info(path);
     if (!info.exists())
@@ -34,7 +33,6 @@ QString checkWritten(const QString& path) {
         return QStringLiteral("%1 was written empty").arg(path);
     return {};
 }
-} // namespace
 
 QString exportPage(const QString& path, const QSizeF& page_size, const QString& title,
                    const std::function<void(QPainter&, const QRectF&)>& paint) {
@@ -64,7 +62,7 @@ QString exportPage(const QString& path, const QSizeF& page_size, const QString& 
             QPainter painter(&image);
             paint(painter, page);
         }
-        if (!image.save(path, "PNG"))
+        if (!image.save(path, "PNG", kPngQuality))
             return QStringLiteral("cannot write %1").arg(path);
         return checkWritten(path);
     }
@@ -113,10 +111,15 @@ ViewTheme viewTheme(bool dark) {
         t.idle_link = QColor(0xC3CAD4);
         t.highlight = QColor(0xE0007A);
         t.no_data = QColor(0xD5DAE1);
+        t.grid = QColor(0xD8DEE4);
+        t.lane = QColor(0xF3F5F7);
+        t.accent = QColor(0x0969DA);
+        t.critical = QColor(0xD6246E);
+        t.danger = QColor(0xCF222E);
     } else {
         t.background = QColor(0x1C1F24);
         t.text = QColor(0xE6E9ED);
-        t.muted = QColor(0x9AA5B1);
+        t.muted = QColor(0xA3AEBA);
         t.pod_fill = QColor(0x23272D);
         t.pod_border = QColor(0x3C434D);
         t.rack_fill = QColor(0x2B3038);
@@ -125,24 +128,52 @@ ViewTheme viewTheme(bool dark) {
         t.node_border = QColor(0x4F5865);
         t.switch_fill = QColor(0x8593A6);
         t.switch_text = QColor(0x101317);
-        t.idle_link = QColor(0x4A525E);
+        t.idle_link = QColor(0x5A6370);
         t.highlight = QColor(0xFF4FB0);
         t.no_data = QColor(0x4A515B);
+        t.grid = QColor(0x3A4048);
+        t.lane = QColor(0x262A30);
+        t.accent = QColor(0x4493F8);
+        t.critical = QColor(0xFF6FA8);
+        t.danger = QColor(0xFF7B72);
     }
     return t;
 }
 
+ViewTheme ViewTheme::light() {
+    return viewTheme(false);
+}
+
+ViewTheme ViewTheme::dark_theme() {
+    return viewTheme(true);
+}
+
+ViewTheme ViewTheme::fromPalette(const QPalette& palette) {
+    return viewTheme(isDark(palette));
+}
+
+namespace {
+/// Three significant digits without exponent notation.
+QString threeDigits(double v) {
+    const double a = std::fabs(v);
+    const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
+    return QString::number(v, 'f', decimals);
+}
+} // namespace
+
 QString formatBytes(double bytes) {
-    const double a = std::abs(bytes);
+    if (!std::isfinite(bytes))
+        return QStringLiteral("–");
+    const double a = std::fabs(bytes);
     if (a >= 1e12)
-        return QString::number(bytes / 1e12, 'f', a >= 1e14 ? 0 : (a >= 1e13 ? 1 : 2)) + " TB";
+        return threeDigits(bytes / 1e12) + QStringLiteral(" TB");
     if (a >= 1e9)
-        return QString::number(bytes / 1e9, 'f', a >= 1e11 ? 0 : (a >= 1e10 ? 1 : 2)) + " GB";
+        return threeDigits(bytes / 1e9) + QStringLiteral(" GB");
     if (a >= 1e6)
-        return QString::number(bytes / 1e6, 'f', a >= 1e8 ? 0 : (a >= 1e7 ? 1 : 2)) + " MB";
+        return threeDigits(bytes / 1e6) + QStringLiteral(" MB");
     if (a >= 1e3)
-        return QString::number(bytes / 1e3, 'f', a >= 1e5 ? 0 : 1) + " kB";
-    return QString::number(bytes, 'f', 0) + " B";
+        return threeDigits(bytes / 1e3) + QStringLiteral(" kB");
+    return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
 }
 
 QString formatCount(double value) {
@@ -162,12 +193,18 @@ QString formatPercent(double fraction) {
 }
 
 QString formatSeconds(double seconds) {
-    const double a = std::abs(seconds);
+    if (!std::isfinite(seconds))
+        return QStringLiteral("–");
+    const double a = std::fabs(seconds);
+    if (a == 0)
+        return QStringLiteral("0 s");
     if (a >= 1)
-        return QString::number(seconds, 'f', a >= 100 ? 0 : (a >= 10 ? 1 : 2)) + " s";
+        return threeDigits(seconds) + QStringLiteral(" s");
     if (a >= 1e-3)
-        return QString::number(seconds * 1e3, 'f', a >= 0.1 ? 0 : (a >= 0.01 ? 1 : 2)) + " ms";
-    return QString::number(seconds * 1e6, 'f', 0) + QStringLiteral(" µs");
+        return threeDigits(seconds * 1e3) + QStringLiteral(" ms");
+    if (a >= 1e-6)
+        return threeDigits(seconds * 1e6) + QStringLiteral(" µs");
+    return threeDigits(seconds * 1e9) + QStringLiteral(" ns");
 }
 
 QString formatGpuList(const std::vector<int>& gpus, int max_items) {

@@ -4,58 +4,46 @@
 // adds what only the pipeline as a whole pays: the bubble, PP transfers, the exposed gradient
 // sync and the optimizer. Colours are the shared step-item palette.
 
-#include "moe_widgets/report_view.h"
+#include "moe_widgets/stage_chart.h"
 
-#include <QString>
-#include <QWidget>
-
-#include <vector>
-
-class QCustomPlot;
-class QCPBars;
+#include <QVector>
 
 namespace moe::widgets {
 
-class ScenarioDocument;
-class ViewState;
-
-class BreakdownChart : public QWidget, public ReportView {
+class BreakdownChart : public StageChart {
     Q_OBJECT
 public:
     BreakdownChart(ScenarioDocument* document, ViewState* state, QWidget* parent = nullptr);
-    ~BreakdownChart() override;
 
     QString viewId() const override { return QStringLiteral("breakdown"); }
     QString viewTitle() const override { return tr("Step breakdown"); }
-    QWidget* widget() override { return this; }
-    void showResult(const EvaluationResultPtr& result) override;
-    QString exportTo(const QString& path) override;
 
-    QCustomPlot* plot() const { return plot_; }
     /// Bar categories top to bottom: "Step", then one per pipeline stage.
     int categoryCount() const { return static_cast<int>(labels_.size()); }
     QString categoryLabel(int category) const;
+    /// The categories whose label the axis shows at the current size (the step always; stages
+    /// thinned out evenly when their labels would overlap).
+    QVector<int> labelledCategories() const;
     /// Bar values are seconds x valueScale() (1000 when the chart is in milliseconds).
     double valueScale() const { return scale_; }
     /// Sum of the stacked bars of one category, in seconds (read back from the plot's data).
     double stackedSeconds(int category) const;
 
-protected:
-    void changeEvent(QEvent* event) override;
-
 private:
-    void rebuild(bool for_export);
-    QString toolTipAt(const QPoint& pos) const;
-    bool eventFilter(QObject* watched, QEvent* event) override;
+    void rebuild(bool for_export) override;
+    QString toolTipAt(const QPoint& pos) const override;
+    QString exportTitle() const override;
+    int labelEvery(double px_per_category) const;
+    void setStageLabels(int every);
+    void checkLabelRoom();
 
-    ScenarioDocument* document_;
-    ViewState* state_;
-    EvaluationResultPtr result_;
-    QCustomPlot* plot_;
-    std::vector<QCPBars*> bars_; ///< one per step item, stacked in item order
     std::vector<QString> labels_;
+    QVector<int> labelled_;
+    int label_every_ = 1;
+    bool roomy_ = true; ///< room for "Stage 3 · layers 12–15", else "Stage 3"
+    int label_height_px_ = 16;
+    QString explanation_; ///< the subtitle in full (the tooltip outside the bars)
     double scale_ = 1.0;
-    int selected_stage_ = -1;
 };
 
 } // namespace moe::widgets

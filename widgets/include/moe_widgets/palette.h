@@ -13,5 +13,13 @@ QColor collectiveColor(CollectiveKind kind);
 /// Link or GPU load from 0 (idle) to 1 (saturated) on a perceptually ordered ramp; values
 /// above 1 (oversubscribed) stay at the hottest colour.
 QColor utilizationColor(double utilization);
+/// The same ramp for thin lines (links): on a dark background its dark low end is lifted toward
+/// white so that an idle-ish link keeps a 3:1 contrast with the background; hue order is kept.
+QColor linkColor(double utilization, bool dark);
+
+/// Black or white text, whichever reads better on `background`.
+QColor textOn(const QColor& background);
+/// WCAG 2 contrast ratio of two colours, 1 (same luminance) to 21 (black on white).
+double contrastRatio(const QColor& a, const QColor& b);
 
 } // namespace moe::widgets

@@ -91,6 +91,8 @@ private:
     friend class detail::TopologyGraphicsView;
     void rebuildScene();
     void updateColors();
+    /// Repaints every item, invalidating their render caches (the model changed).
+    void repaintItems();
     void updateHoverMask();
     void updateHighlight();
     void updateInfoPanel();
