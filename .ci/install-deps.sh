@@ -6,8 +6,9 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config clang-format
     qt6-base-dev qt6-svg-dev libqcustomplot-dev
-    libimgui-dev libglfw3-dev libgl-dev libyaml-cpp-dev
-    xvfb xauth
+    libimgui-dev libglfw3-dev libgl-dev libstb-dev libyaml-cpp-dev
+    xvfb xauth libgl1-mesa-dri
+    poppler-utils
 )
 
 missing=()

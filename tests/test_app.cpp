@@ -1,6 +1,7 @@
 // The desktop app's window, offscreen: every dock is there, an edit re-evaluates and reaches the
 // views, the editor refuses invalid values inline and merges a scrub into one undo step, a broken
-// file keeps the document and lists its problems, clicking a warning highlights its GPUs, every
+// file keeps the document and lists its problems, a change on disk reloads (asking first when
+// there are unsaved edits), clicking a warning highlights its GPUs, every
 // view exports to valid SVG/PNG/PDF (in process and through `moe-planner --export`), and every
 // item model passes QAbstractItemModelTester.
 #include "moe/scenario_io.h"
@@ -52,7 +53,8 @@ MainWindow::Options quiet() {
     return MainWindow::Options{false, false};
 }
 
-const QStringList kViewIds = {"topology", "heatmap", "gantt", "breakdown", "memory", "warnings"};
+const QStringList kViewIds = {"topology", "heatmap",     "gantt",    "breakdown",
+                              "memory",   "reliability", "warnings", "compare"};
 
 QByteArray readAll(const QString& path) {
     QFile file(path);
@@ -408,6 +410,23 @@ private slots:
         edited.layout.ep = 2;
         QVERIFY(saveScenarioFile(edited, path.toStdString()).empty());
         QTRY_COMPARE_WITH_TIMEOUT(window.document()->scenario().layout.ep, 2, 5000);
+
+        // With unsaved edits it asks first; "No" keeps the edits.
+        QVERIFY(!hasErrors(window.document()->setField("layout.ep", "16")));
+        bool asked = false;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [&asked] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                asked = true;
+                box->button(QMessageBox::No)->click();
+            }
+        });
+        answer.start(20);
+        edited.layout.ep = 4;
+        QVERIFY(saveScenarioFile(edited, path.toStdString()).empty());
+        QTRY_VERIFY_WITH_TIMEOUT(asked, 5000);
+        QCOMPARE(window.document()->scenario().layout.ep, 16);
+        QVERIFY(window.document()->isModified());
     }
 
     void settingsRememberLayoutAndRecentFiles() {

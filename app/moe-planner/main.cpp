@@ -2,11 +2,14 @@
 //   moe-planner --export DIR [--format svg|png|pdf] [FILE.yaml]    every view to DIR
 //   moe-planner --screenshot OUT.png [FILE.yaml]                    the window after first paint
 //   moe-planner --bench [--repeat N] [FILE.yaml]                    start-up and edit latencies
+//   moe-planner --report OUT.pdf|OUT.html [--baseline B.yaml] [FILE.yaml]  design-review report
 #include "moe/diagnostics.h"
 #include "moe/scenario_io.h"
+#include "moe_widgets/design_report.h"
 #include "moe_widgets/main_window.h"
 #include "moe_widgets/report_view.h"
 #include "moe_widgets/scenario_document.h"
+#include "moe_widgets/topology_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -15,7 +18,9 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QGraphicsView>
 #include <QHash>
+#include <QScrollBar>
 #include <QTimer>
 #include <QWindow>
 
@@ -24,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <sys/resource.h>
@@ -107,6 +113,48 @@ int runExport(const QString& directory, const QStringList& formats, const QStrin
     return problems.isEmpty() ? kExitOk : kExitBadInput;
 }
 
+/// Evaluates FILE (or the built-in default) and writes its design-review report, compared with
+/// `baseline_file` when given. No window is created.
+int runReport(const QString& out, const QString& file, const QString& baseline_file) {
+    auto evaluateFile = [](const QString& path) -> moe::widgets::EvaluationResultPtr {
+        auto result = std::make_shared<moe::widgets::EvaluationResult>();
+        if (path.isEmpty()) {
+            result->scenario = moe::defaultScenario();
+        } else {
+            const moe::LoadResult loaded = moe::loadScenarioFile(path.toStdString());
+            if (!loaded.ok()) {
+                std::fprintf(stderr, "%s", moe::formatAll(loaded.diagnostics).c_str());
+                return nullptr;
+            }
+            result->scenario = *loaded.scenario;
+        }
+        result->report = moe::evaluate(result->scenario);
+        return result;
+    };
+    moe::widgets::DesignReportInput input;
+    input.current = evaluateFile(file);
+    input.source_file = file;
+    if (input.current == nullptr)
+        return kExitBadInput;
+    if (!baseline_file.isEmpty()) {
+        input.baseline = evaluateFile(baseline_file);
+        input.baseline_file = baseline_file;
+        if (input.baseline == nullptr)
+            return kExitBadInput;
+    }
+    const QString problem = moe::widgets::writeDesignReport(out, input);
+    if (!problem.isEmpty()) {
+        std::fprintf(stderr, "moe-planner: %s\n", qPrintable(problem));
+        return kExitBadInput;
+    }
+    if (out.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+        std::printf("wrote %s (%d pages)\n", qPrintable(QDir::toNativeSeparators(out)),
+                    moe::widgets::designReportPageCount(input.baseline != nullptr));
+    else
+        std::printf("wrote %s\n", qPrintable(QDir::toNativeSeparators(out)));
+    return kExitOk;
+}
+
 /// Shows the window, waits for its first frame, then runs `then` and returns its exit code.
 int withFirstFrame(MainWindow& window, const std::function<int(double)>& then) {
     int code = kExitOk;
@@ -148,6 +196,49 @@ double median(std::vector<double> values) {
         return 0;
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
+}
+
+/// Frame times of the topology diagram while the user zooms (whole cluster in view) and pans
+/// (zoomed in to GPU cells, and to full detail): each frame moves the view, then repaints the
+/// viewport synchronously.
+void benchTopologyFrames(MainWindow& window) {
+    auto* topology = window.findChild<moe::widgets::TopologyView*>();
+    if (topology == nullptr || topology->graphicsView() == nullptr ||
+        !topology->graphicsView()->isVisible())
+        return;
+    QGraphicsView* view = topology->graphicsView();
+    const auto frames = [&](const std::function<void(int)>& move) {
+        std::vector<double> ms;
+        for (int i = 0; i < 30; ++i) {
+            QElapsedTimer timer;
+            timer.start();
+            move(i);
+            view->viewport()->repaint();
+            ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        }
+        return ms;
+    };
+    const auto report = [](const char* what, const std::vector<double>& ms) {
+        std::printf("  topology %s: median %.1f ms, max %.1f ms per frame\n", what, median(ms),
+                    *std::max_element(ms.begin(), ms.end()));
+    };
+    topology->fitAll();
+    view->viewport()->repaint();
+    report("zoom, whole cluster", frames([&](int i) {
+               const double f = i % 2 == 0 ? 1.05 : 1 / 1.05;
+               view->scale(f, f);
+           }));
+    const int gpus = window.document()->scenario().cluster.gpuCount();
+    for (const double tile_px : {8.0, 56.0}) {
+        topology->zoomToGpu(gpus / 2, tile_px);
+        view->viewport()->repaint();
+        const std::vector<double> ms = frames([&](int i) {
+            QScrollBar* bar = i % 10 < 5 ? view->horizontalScrollBar() : view->verticalScrollBar();
+            bar->setValue(bar->value() + (i % 20 < 10 ? 24 : -24));
+        });
+        report(tile_px < 28 ? "pan, GPU cells" : "pan, full detail", ms);
+    }
+    topology->fitAll();
 }
 
 int runBench(int repeat, const QString& file) {
@@ -197,6 +288,7 @@ int runBench(int repeat, const QString& file) {
         for (auto it = per_view_ms.begin(); it != per_view_ms.end(); ++it)
             std::printf("    %-10s showResult median %.2f ms\n", qPrintable(it.key()),
                         median(it.value()));
+        benchTopologyFrames(window);
         rusage usage{};
         getrusage(RUSAGE_SELF, &usage);
         std::printf("peak memory (max RSS): %.0f MB\n", usage.ru_maxrss / 1024.0);
@@ -217,9 +309,9 @@ bool hasFlag(int argc, char** argv, const char* flag) {
 int main(int argc, char** argv) {
     startTimer().start();
     // Exporting and help need no screen; without one (CI, ssh) Qt would refuse to start.
-    const bool headless = hasFlag(argc, argv, "--export") || hasFlag(argc, argv, "--help") ||
-                          hasFlag(argc, argv, "-h") || hasFlag(argc, argv, "--version") ||
-                          hasFlag(argc, argv, "-v");
+    const bool headless = hasFlag(argc, argv, "--export") || hasFlag(argc, argv, "--report") ||
+                          hasFlag(argc, argv, "--help") || hasFlag(argc, argv, "-h") ||
+                          hasFlag(argc, argv, "--version") || hasFlag(argc, argv, "-v");
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         if (headless) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -271,8 +363,17 @@ int main(int argc, char** argv) {
     const QCommandLineOption repeat_option(QStringLiteral("repeat"),
                                            QStringLiteral("Edits timed by --bench (default 20)."),
                                            QStringLiteral("N"), QStringLiteral("20"));
+    const QCommandLineOption report_option(
+        QStringLiteral("report"),
+        QStringLiteral("Write the design-review report (PDF or HTML by the suffix) without showing "
+                       "a window, then exit."),
+        QStringLiteral("OUT.pdf"));
+    const QCommandLineOption baseline_option(
+        QStringLiteral("baseline"),
+        QStringLiteral("With --report: compare with this scenario (adds the comparison pages)."),
+        QStringLiteral("B.yaml"));
     parser.addOptions({export_option, format_option, screenshot_option, size_option, dark_option,
-                       bench_option, repeat_option});
+                       bench_option, repeat_option, report_option, baseline_option});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(parser.errorText()));
         return kExitUsage;
@@ -303,6 +404,13 @@ int main(int argc, char** argv) {
             formats << f;
         }
         return runExport(parser.value(export_option), formats, file);
+    }
+
+    if (parser.isSet(report_option))
+        return runReport(parser.value(report_option), file, parser.value(baseline_option));
+    if (parser.isSet(baseline_option)) {
+        std::fprintf(stderr, "moe-planner: --baseline needs --report\n");
+        return kExitUsage;
     }
 
     if (parser.isSet(screenshot_option)) {

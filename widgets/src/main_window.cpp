@@ -2,9 +2,15 @@
 
 #include "moe/scenario_io.h"
 #include "moe_widgets/breakdown_chart.h"
+#include "moe_widgets/compare_view.h"
+#include "moe_widgets/design_report.h"
 #include "moe_widgets/gantt_view.h"
+#include "moe_widgets/hardware_palette.h"
 #include "moe_widgets/heatmap_view.h"
+#include "moe_widgets/layout_bar.h"
 #include "moe_widgets/memory_chart.h"
+#include "moe_widgets/placement_grid.h"
+#include "moe_widgets/reliability_view.h"
 #include "moe_widgets/report_view.h"
 #include "moe_widgets/scenario_document.h"
 #include "moe_widgets/scenario_editor.h"
@@ -31,6 +37,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTimer>
+#include <QToolBar>
 #include <QUndoStack>
 #include <QUndoView>
 
@@ -209,6 +216,7 @@ void MainWindow::createViews() {
     addView(new GanttView(document_, state_, this), Qt::LeftDockWidgetArea);
     addView(new BreakdownChart(document_, state_, this), Qt::LeftDockWidgetArea);
     addView(new MemoryChart(document_, state_, this), Qt::LeftDockWidgetArea);
+    addView(new ReliabilityView(this), Qt::LeftDockWidgetArea);
     warnings_ = new WarningsView(document_, state_, this);
     addView(warnings_, Qt::LeftDockWidgetArea);
     connect(warnings_, &WarningsView::fieldActivated, this, [this](const QString& path) {
@@ -219,9 +227,30 @@ void MainWindow::createViews() {
         editor_->revealField(path);
     });
 
+    compare_ = new CompareView(document_, state_, this);
+    addView(compare_, Qt::LeftDockWidgetArea);
+
     history_ = new QUndoView(document_->undoStack(), this);
     history_->setEmptyLabel(tr("<opened>"));
     addDock(history_, QStringLiteral("history"), tr("Edit history"), Qt::LeftDockWidgetArea);
+
+    // Drag-and-drop experiments: the layout bar above everything, the expert placement grid
+    // and the hardware palette as docks. They edit through the document and show each result.
+    layout_bar_ = new LayoutBar(document_, this);
+    layout_toolbar_ = new QToolBar(tr("Parallel layout"), this);
+    layout_toolbar_->setObjectName(QStringLiteral("layoutToolBar"));
+    layout_toolbar_->setMovable(true);
+    layout_toolbar_->addWidget(layout_bar_);
+    addToolBar(Qt::TopToolBarArea, layout_toolbar_);
+    placement_grid_ = new PlacementGrid(document_, this);
+    addDock(placement_grid_, QStringLiteral("placement"), tr("Experts on GPUs"),
+            Qt::LeftDockWidgetArea);
+    hardware_palette_ = new HardwarePalette(document_, this);
+    addDock(hardware_palette_, QStringLiteral("hardware"), tr("Hardware palette"),
+            Qt::LeftDockWidgetArea);
+    connect(this, &MainWindow::resultShown, layout_bar_, &LayoutBar::showResult);
+    connect(this, &MainWindow::resultShown, placement_grid_, &PlacementGrid::showResult);
+    connect(this, &MainWindow::resultShown, hardware_palette_, &HardwarePalette::showResult);
 }
 
 void MainWindow::arrangeDocks() {
@@ -235,6 +264,7 @@ void MainWindow::arrangeDocks() {
     QDockWidget* breakdown = dockFor(QStringLiteral("breakdown"));
     QDockWidget* memory = dockFor(QStringLiteral("memory"));
     QDockWidget* warnings = dockFor(QStringLiteral("warnings"));
+    QDockWidget* reliability = dockFor(QStringLiteral("reliability"));
 
     // Everything nests in one dock area: with two areas around the hidden central widget, Qt
     // splits the width between them evenly and ignores resizeDocks().
@@ -249,14 +279,27 @@ void MainWindow::arrangeDocks() {
         splitDockWidget(topology, heatmap, Qt::Horizontal);
     if (gantt && charts)
         splitDockWidget(gantt, charts, Qt::Horizontal);
-    for (QDockWidget* tab : {memory, warnings}) {
+    for (QDockWidget* tab : {memory, reliability, warnings}) {
         if (tab && charts && tab != charts)
             tabifyDockWidget(charts, tab);
     }
+    if (QDockWidget* compare = dockFor(QStringLiteral("compare"));
+        compare && charts && compare != charts)
+        tabifyDockWidget(charts, compare);
     if (charts)
         charts->raise();
     if (editor && history) {
         tabifyDockWidget(editor, history);
+        editor->raise();
+    }
+    // The experiment docks sit behind the panels they change: placement with the heatmap,
+    // hardware with the editor.
+    if (QDockWidget* placement = dockFor(QStringLiteral("placement")); placement && heatmap) {
+        tabifyDockWidget(heatmap, placement);
+        heatmap->raise();
+    }
+    if (QDockWidget* hardware = dockFor(QStringLiteral("hardware")); hardware && editor) {
+        tabifyDockWidget(editor, hardware);
         editor->raise();
     }
 }
@@ -318,6 +361,8 @@ void MainWindow::createMenus() {
     file->addAction(tr("Save &as…"), QKeySequence::SaveAs, this, &MainWindow::saveDocumentAs);
     file->addAction(tr("&Export all views…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::exportDialog);
+    file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
+                    &MainWindow::exportReportDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -339,6 +384,8 @@ void MainWindow::createMenus() {
     view_menu_ = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : docks_)
         view_menu_->addAction(dock->toggleViewAction());
+    if (layout_toolbar_)
+        view_menu_->addAction(layout_toolbar_->toggleViewAction());
     view_menu_->addSeparator();
     QMenu* metric = view_menu_->addMenu(tr("Colour GPUs by"));
     auto* metrics = new QActionGroup(this);
@@ -402,6 +449,10 @@ void MainWindow::createStatusBar() {
                       tr("Model FLOPs utilization versus the GPUs' dense BF16 peak"));
     memory_label_ =
         make(QStringLiteral("memoryLabel"), tr("HBM left on the GPU with the least margin"));
+    economics_label_ = make(QStringLiteral("economicsLabel"),
+                            tr("Goodput (training time / wall-clock with failures and "
+                               "checkpoints) and the expected cost of the run; details in the "
+                               "Time, cost and reliability panel"));
     timing_label_ = make(QStringLiteral("timingLabel"),
                          tr("Time of the last evaluation (model) and from the edit to all views "
                             "updated"));
@@ -449,6 +500,15 @@ void MainWindow::updateStatus(const EvaluationResultPtr& result) {
                                    .arg(r.memory.stage));
         memory_label_->setStyleSheet(QStringLiteral("color: #d63b2f; font-weight: bold;"));
     }
+    const Economics& econ = r.economics;
+    const double run_usd = econ.cost_usd > 0 ? econ.cost_usd : econ.usd_per_trillion_tokens;
+    economics_label_->setText(
+        econ.valid ? tr("Goodput %1 % · %2 %3")
+                         .arg(econ.reliability.goodput * 100, 0, 'f', 1)
+                         .arg(run_usd >= 1e6 ? QStringLiteral("$%1M").arg(run_usd / 1e6, 0, 'f', 2)
+                                             : QStringLiteral("$%1").arg(run_usd, 0, 'f', 0))
+                         .arg(econ.cost_usd > 0 ? tr("per run") : tr("per trillion tokens"))
+                   : QString());
     timing_label_->setText(tr("model %1 ms · views %2 ms")
                                .arg(result->evaluate_ms, 0, 'f', 2)
                                .arg(last_update_ms_, 0, 'f', 1));
@@ -683,6 +743,36 @@ void MainWindow::exportDialog() {
         statusBar()->showMessage(tr("Exported %1 views to %2").arg(views_.size()).arg(dir), 6000);
     else
         QMessageBox::warning(this, tr("Export"), problems.join('\n'));
+}
+
+QString MainWindow::exportReport(const QString& path) {
+    DesignReportInput input;
+    input.current = current_;
+    input.baseline = compare_ ? compare_->baseline() : nullptr;
+    input.source_file = document_->filePath();
+    return writeDesignReport(path, input);
+}
+
+void MainWindow::exportReportDialog() {
+    QString suggestion = QFileInfo(document_->filePath()).absolutePath();
+    if (document_->filePath().isEmpty())
+        suggestion = QDir::currentPath();
+    suggestion = QDir(suggestion)
+                     .filePath(QString::fromStdString(document_->scenario().name) +
+                               QStringLiteral("-review.pdf"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export design-review report"), suggestion,
+        tr("PDF report (*.pdf);;HTML report with embedded SVG (*.html)"));
+    if (path.isEmpty())
+        return;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const QString problem = exportReport(path);
+    QApplication::restoreOverrideCursor();
+    if (problem.isEmpty())
+        statusBar()->showMessage(tr("Wrote the report to %1").arg(QDir::toNativeSeparators(path)),
+                                 6000);
+    else
+        QMessageBox::warning(this, tr("Export report"), problem);
 }
 
 void MainWindow::setDarkPalette(bool dark) {

@@ -150,6 +150,37 @@ Diagnostics ScenarioDocument::setField(const QString& path, const QString& value
     return result.diagnostics;
 }
 
+FieldEditResult ScenarioDocument::previewFields(const QStringList& assignments) const {
+    const QString base_dir =
+        file_path_.isEmpty() ? QDir::currentPath() : QFileInfo(file_path_).absolutePath();
+    std::vector<std::string> overrides;
+    overrides.reserve(static_cast<size_t>(assignments.size()));
+    for (const QString& assignment : assignments)
+        overrides.push_back(assignment.toStdString());
+    LoadResult loaded =
+        loadScenarioTextWithOverrides(toYaml(scenario_), "", base_dir.toStdString(), overrides);
+    FieldEditResult result;
+    for (Diagnostic& d : loaded.diagnostics) {
+        // Lines and columns point into the generated text, which the user never sees.
+        d.file.clear();
+        d.line = 0;
+        d.column = 0;
+    }
+    result.scenario = std::move(loaded.scenario);
+    result.diagnostics = std::move(loaded.diagnostics);
+    return result;
+}
+
+Diagnostics ScenarioDocument::setFields(const QString& text, const QStringList& assignments,
+                                        const QString& merge_key) {
+    FieldEditResult result = previewFields(assignments);
+    if (!result.ok() || *result.scenario == scenario_)
+        return result.diagnostics;
+    undo_->push(
+        new ScenarioEditCommand(this, text, scenario_, std::move(*result.scenario), merge_key));
+    return result.diagnostics;
+}
+
 void ScenarioDocument::assign(const Scenario& scenario) {
     scenario_ = scenario;
     emit scenarioChanged();

@@ -19,10 +19,15 @@ class QDockWidget;
 class QFileSystemWatcher;
 class QLabel;
 class QMenu;
+class QToolBar;
 class QUndoView;
 
 namespace moe::widgets {
 
+class CompareView;
+class HardwarePalette;
+class LayoutBar;
+class PlacementGrid;
 class ReportView;
 class ScenarioDocument;
 class ScenarioEditor;
@@ -49,6 +54,11 @@ public:
     ViewState* viewState() const { return state_; }
     ScenarioEditor* editor() const { return editor_; }
     WarningsView* warningsView() const { return warnings_; }
+    CompareView* compareView() const { return compare_; }
+    /// The drag-and-drop experiments: layout bar (toolbar), placement grid, hardware palette.
+    LayoutBar* layoutBar() const { return layout_bar_; }
+    PlacementGrid* placementGrid() const { return placement_grid_; }
+    HardwarePalette* hardwarePalette() const { return hardware_palette_; }
     /// Every report view, in dock order (the editor and the history are not report views).
     const QList<ReportView*>& views() const { return views_; }
     QDockWidget* dockFor(const QString& view_id) const;
@@ -63,6 +73,9 @@ public:
     /// Writes every view to `directory`/<view id>.<format> for each format ("svg", "png",
     /// "pdf"). Returns one line per problem (empty when everything was written).
     QStringList exportViews(const QString& directory, const QStringList& formats);
+    /// Writes the design-review report (PDF or HTML by the suffix) of the current result,
+    /// with the Compare panel's baseline when one is pinned. Empty string or the reason.
+    QString exportReport(const QString& path);
     /// The newest result shown in the views.
     EvaluationResultPtr currentResult() const { return current_; }
     /// Status bar text (step time, tokens/s, MFU, memory headroom), for tests.
@@ -104,6 +117,7 @@ private:
     void openDialog();
     void newFromSample(const QString& path);
     void exportDialog();
+    void exportReportDialog();
     void setDarkPalette(bool dark);
     void restoreLayout();
     void saveLayout();
@@ -114,6 +128,11 @@ private:
     ViewState* state_;
     ScenarioEditor* editor_ = nullptr;
     WarningsView* warnings_ = nullptr;
+    CompareView* compare_ = nullptr;
+    LayoutBar* layout_bar_ = nullptr;
+    QToolBar* layout_toolbar_ = nullptr;
+    PlacementGrid* placement_grid_ = nullptr;
+    HardwarePalette* hardware_palette_ = nullptr;
     QUndoView* history_ = nullptr;
     QList<ReportView*> views_;
     QList<QDockWidget*> docks_;
@@ -126,6 +145,7 @@ private:
     QLabel* throughput_label_ = nullptr;
     QLabel* mfu_label_ = nullptr;
     QLabel* memory_label_ = nullptr;
+    QLabel* economics_label_ = nullptr;
     QLabel* timing_label_ = nullptr;
     QFileSystemWatcher* watcher_ = nullptr;
     bool asking_reload_ = false;

@@ -4,10 +4,12 @@
 // is refused with the reason and nothing changes) and pushes one undo step.
 
 #include "moe/diagnostics.h"
+#include "moe/edits.h"
 #include "moe/scenario.h"
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 
@@ -43,6 +45,15 @@ public:
                      const QString& merge_key = {});
     /// Sets one field by its dotted path ("layout.ep") from text, as the editor and --set do.
     Diagnostics setField(const QString& path, const QString& value, const QString& merge_key = {});
+    /// Sets several fields as one undo step named `text`, as `--set a=1 --set b=2` would: all
+    /// overrides ("path=value", values as typed for --set) are applied to the file together and
+    /// the result is validated as a whole, so fields that are only valid together (a GB200 rack
+    /// needs whole racks of trays) change together. Returns the errors (nothing applied).
+    Diagnostics setFields(const QString& text, const QStringList& assignments,
+                          const QString& merge_key = {});
+    /// The scenario setFields(assignments) would produce, or its errors; changes nothing (the
+    /// drag-and-drop experiments preview a drop with it, so preview and edit cannot disagree).
+    FieldEditResult previewFields(const QStringList& assignments) const;
 
 signals:
     /// After every change of the scenario value: edit, undo, redo, open, reset.

@@ -1,0 +1,292 @@
+// The Compare panel and the design-review report: comparing a design with itself shows zero
+// deltas; a change of layout.ep shows in the field diff with the verdict colours; kept variants
+// rank by step time and load as one undo step; the report PDF has the expected pages and its
+// text (pdftotext) holds the headline figures and the layout in words; the HTML embeds SVGs;
+// `moe-planner --report` writes the same headless.
+#include "moe/scenario_io.h"
+#include "moe_widgets/compare_view.h"
+#include "moe_widgets/design_report.h"
+#include "moe_widgets/scenario_document.h"
+#include "moe_widgets/view_state.h"
+#include "test_support.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace moe;
+using namespace moe::widgets;
+
+namespace {
+
+const QString kDefault = QStringLiteral(MOE_SAMPLES_DIR "/dgx-h100-8x8-moe16.yaml");
+
+EvaluationResultPtr evaluated(const Scenario& s) {
+    auto r = std::make_shared<EvaluationResult>();
+    r->scenario = s;
+    r->report = evaluate(s);
+    return r;
+}
+
+Scenario defaultSample() {
+    const LoadResult loaded = loadScenarioFile(kDefault.toStdString());
+    if (!loaded.ok())
+        qFatal("default sample does not load");
+    return *loaded.scenario;
+}
+
+/// Whitespace runs as one space, so wrapped lines compare with the original text.
+QString simplified(const QString& s) {
+    return s.simplified();
+}
+
+/// Without whitespace and hyphens: pdftotext joins a line wrapped after a hyphen
+/// ("expert-" / "DP=8") without it.
+QString squashed(const QString& s) {
+    QString out = s;
+    out.remove(QRegularExpression(QStringLiteral("[\\s\\-]")));
+    return out;
+}
+
+/// pdftotext's text of a PDF (pages end with a form feed), or a null string without the tool.
+QString pdfText(const QString& pdf) {
+    const QString tool = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
+    if (tool.isEmpty())
+        return {};
+    QProcess p;
+    p.start(tool, {pdf, QStringLiteral("-")});
+    if (!p.waitForFinished(30000) || p.exitCode() != 0)
+        return QStringLiteral("");
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+int pageCount(const QString& text) {
+    return static_cast<int>(text.count(QLatin1Char('\f')));
+}
+
+} // namespace
+
+class TestReport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void compareWithItselfShowsZeroDeltas();
+    void compareShowsEpChange();
+    void variantsRankAndLoadAsOneUndoStep();
+    void pdfPagesAndText();
+    void htmlEmbedsSvg();
+    void headlessReportFlag();
+};
+
+void TestReport::compareWithItselfShowsZeroDeltas() {
+    ScenarioDocument document;
+    ViewState state;
+    CompareView view(&document, &state);
+    const Scenario s = defaultSample();
+    view.showResult(evaluated(s));
+    view.pinCurrent();
+    view.showResult(evaluated(s)); // evaluated anew: deterministic, so identical
+    QVERIFY(view.hasComparison());
+    QTableWidget* table = view.figureTable();
+    QCOMPARE(table->rowCount(), static_cast<int>(headlineFigures().size()));
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const QString name = table->item(row, CompareView::figure_column)->text();
+        QCOMPARE(table->item(row, CompareView::delta_column)->data(Qt::UserRole).toDouble(), 0.0);
+        QCOMPARE(table->item(row, CompareView::delta_column)->text(), QStringLiteral("0"));
+        QCOMPARE(table->item(row, CompareView::relative_column)->text(), QStringLiteral("0.0%"));
+        QCOMPARE(table->item(row, CompareView::baseline_column)->text(),
+                 table->item(row, CompareView::current_column)->text());
+        // No verdict colour on an unchanged figure.
+        QCOMPARE(table->item(row, CompareView::delta_column)->foreground().color(),
+                 view.palette().color(QPalette::Text));
+        QVERIFY(!name.isEmpty());
+    }
+    QCOMPARE(view.fieldTable()->rowCount(), 0);
+    QVERIFY(view.comparison().fields.empty());
+}
+
+void TestReport::compareShowsEpChange() {
+    ScenarioDocument document;
+    ViewState state;
+    CompareView view(&document, &state);
+    const Scenario a = defaultSample();
+    Scenario b = a;
+    b.layout.ep = 16;
+    view.showResult(evaluated(a));
+    view.pinCurrent();
+    view.showResult(evaluated(b));
+    QCOMPARE(view.fieldTable()->rowCount(), 1);
+    QCOMPARE(view.fieldTable()->item(0, 0)->text(), QStringLiteral("layout.ep"));
+    QCOMPARE(view.fieldTable()->item(0, 1)->text(), QStringLiteral("8"));
+    QCOMPARE(view.fieldTable()->item(0, 2)->text(), QStringLiteral("16"));
+    QTableWidget* table = view.figureTable();
+    const QColor red = verdictColor(Verdict::worse, view.palette());
+    const QColor green = verdictColor(Verdict::better, view.palette());
+    QVERIFY(red != green);
+    bool saw_a2a = false;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const FigureDelta& d = view.comparison().figures[static_cast<size_t>(row)];
+        QTableWidgetItem* delta = table->item(row, CompareView::delta_column);
+        QCOMPARE(delta->data(Qt::UserRole).toDouble(), d.delta);
+        QCOMPARE(delta->foreground().color(), verdictColor(d.verdict, view.palette()));
+        if (table->item(row, 0)->text() == QLatin1String("exposed all-to-all")) {
+            saw_a2a = true;
+            QVERIFY(d.delta > 0); // EP leaves the node: worse
+            QVERIFY(delta->text().startsWith('+'));
+            QCOMPARE(delta->foreground().color(), red);
+        }
+        if (table->item(row, 0)->text() == QLatin1String("memory per GPU")) {
+            QVERIFY(delta->text().startsWith(QStringLiteral("−")));
+            QCOMPARE(delta->foreground().color(), green);
+        }
+    }
+    QVERIFY(saw_a2a);
+    // The colours stay readable on a dark palette too: lighter than on a light one.
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(0x1f, 0x21, 0x24));
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
+    QVERIFY(verdictColor(Verdict::worse, dark).lightness() > red.lightness());
+    QVERIFY(verdictColor(Verdict::better, dark).lightness() > green.lightness());
+    // Side by side: one bar per design.
+    QString problem;
+    QTemporaryDir dir;
+    problem = view.exportTo(dir.filePath("compare.svg"));
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+}
+
+void TestReport::variantsRankAndLoadAsOneUndoStep() {
+    ScenarioDocument document;
+    ViewState state;
+    CompareView view(&document, &state);
+    const Scenario a = defaultSample();
+    document.reset(a);
+    Scenario slow = a;
+    slow.layout.ep = 16;
+    slow.name = "ep16";
+    const EvaluationResultPtr ra = evaluated(a), rs = evaluated(slow);
+    QVERIFY(rs->report.step_time_s != ra->report.step_time_s);
+    view.showResult(rs);
+    view.keepVariant();
+    view.showResult(ra);
+    view.keepVariant();
+    QCOMPARE(view.variantCount(), 2);
+    QVERIFY(view.variant(0)->report.step_time_s <= view.variant(1)->report.step_time_s);
+    QCOMPARE(view.variantTable()->rowCount(), 2);
+    const int ep16 = view.variant(0)->scenario.name == "ep16" ? 0 : 1;
+    view.makeVariantBaseline(ep16);
+    QCOMPARE(view.baseline()->scenario.name, std::string("ep16"));
+    QCOMPARE(document.undoStack()->count(), 0);
+    QVERIFY(view.loadVariant(ep16));
+    QCOMPARE(document.undoStack()->count(), 1);
+    QCOMPARE(document.scenario().layout.ep, 16);
+    document.undoStack()->undo();
+    QCOMPARE(document.scenario().layout.ep, 8);
+}
+
+void TestReport::pdfPagesAndText() {
+    QTemporaryDir dir;
+    const EvaluationResultPtr r = evaluated(defaultSample());
+    const QString pdf = dir.filePath("report.pdf");
+    DesignReportInput input;
+    input.current = r;
+    input.source_file = kDefault;
+    QElapsedTimer timer;
+    timer.start();
+    const QString problem = writeDesignReport(pdf, input);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    qInfo("PDF report written in %lld ms", static_cast<long long>(timer.elapsed()));
+    const QString text = pdfText(pdf);
+    if (text.isNull())
+        QSKIP("pdftotext (poppler-utils) is not installed");
+    QCOMPARE(pageCount(text), designReportPageCount(false));
+    QCOMPARE(designReportPageCount(false), 8);
+    const QString flat = simplified(text);
+    const QString step = formatFigure(FigureFormat::seconds, r->report.step_time_s);
+    const QString tokens = formatFigure(FigureFormat::count, r->report.throughput.tokens_per_s);
+    QVERIFY2(flat.contains(QStringLiteral("step time ") + step), qPrintable(step));
+    QVERIFY2(flat.contains(QStringLiteral("tokens/s ") + tokens), qPrintable(tokens));
+    QVERIFY(!r->report.layout_description.empty());
+    for (const std::string& line : r->report.layout_description)
+        QVERIFY2(squashed(text).contains(squashed(QString::fromStdString(line))), line.c_str());
+    for (const char* heading :
+         {"Layout in words", "Topology", "Step-time breakdown", "Step timeline (Gantt)",
+          "Expert load heatmap", "Memory per GPU", "Warnings", "Page 8 of 8"})
+        QVERIFY2(flat.contains(QString::fromUtf8(heading)), heading);
+    QVERIFY(!flat.contains(QStringLiteral("diagram unavailable")));
+}
+
+void TestReport::htmlEmbedsSvg() {
+    QTemporaryDir dir;
+    const Scenario a = defaultSample();
+    DesignReportInput input;
+    input.current = evaluated(a);
+    input.baseline = evaluated(a);
+    const QString html = dir.filePath("report.html");
+    const QString problem = writeDesignReport(html, input);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QFile file(html);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    // Topology, breakdown, Gantt, heatmap, memory and the comparison chart.
+    QVERIFY2(text.count(QStringLiteral("<svg")) >= 6,
+             qPrintable(QString::number(text.count("<svg"))));
+    QVERIFY(!text.contains(QStringLiteral("<?xml")));
+    const Report& r = input.current->report;
+    QVERIFY(text.contains(formatFigure(FigureFormat::seconds, r.step_time_s).toHtmlEscaped()));
+    QVERIFY(text.contains(formatFigure(FigureFormat::count, r.throughput.tokens_per_s)));
+    QVERIFY(text.contains(QString::fromStdString(r.layout_description.front()).toHtmlEscaped()));
+    QVERIFY(text.contains(QStringLiteral("Scenario fields that differ: none.")));
+    QVERIFY(writeDesignReport(dir.filePath("report.docx"), input).contains("unknown"));
+}
+
+void TestReport::headlessReportFlag() {
+    QTemporaryDir dir;
+    const QString pdf = dir.filePath("cli.pdf");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(MOE_PLANNER_EXE),
+            {QStringLiteral("--report"), pdf, kDefault, QStringLiteral("--baseline"),
+             QStringLiteral(MOE_SAMPLES_DIR "/16gpu-nodes-4x16-moe16.yaml")});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral("10 pages")));
+    const QString text = pdfText(pdf);
+    if (text.isNull())
+        QSKIP("pdftotext (poppler-utils) is not installed");
+    QCOMPARE(pageCount(text), designReportPageCount(true));
+    QCOMPARE(designReportPageCount(true), 10);
+    const QString flat = simplified(text);
+    QVERIFY(flat.contains(QStringLiteral("Comparison with the baseline")));
+    QVERIFY(flat.contains(QStringLiteral("Page 10 of 10")));
+    // The figures of both designs and the change of the step time, as the app writes them.
+    const Scenario a = defaultSample();
+    const LoadResult b = loadScenarioFile(MOE_SAMPLES_DIR "/16gpu-nodes-4x16-moe16.yaml");
+    QVERIFY(b.ok());
+    const Report ra = evaluate(a), rb = evaluate(*b.scenario);
+    const Comparison cmp = compareDesigns(*b.scenario, rb, a, ra);
+    QVERIFY(flat.contains(
+        QStringLiteral("step time %1 %2 %3")
+            .arg(formatFigure(FigureFormat::seconds, rb.step_time_s),
+                 formatFigure(FigureFormat::seconds, ra.step_time_s),
+                 formatFigureDelta(FigureFormat::seconds, cmp.figures.front().delta))));
+    // The fields that differ: the 16-GPU sample has half the nodes.
+    QVERIFY2(flat.contains(QStringLiteral("cluster.nodes 4 8")), qPrintable(flat));
+    // A bad baseline is refused with the file's problem and nothing written.
+    QProcess bad;
+    bad.setProcessEnvironment(env);
+    bad.start(QStringLiteral(MOE_PLANNER_EXE),
+              {QStringLiteral("--report"), dir.filePath("bad.pdf"), kDefault,
+               QStringLiteral("--baseline"), dir.filePath("missing.yaml")});
+    QVERIFY(bad.waitForFinished(60000));
+    QCOMPARE(bad.exitCode(), 1);
+    QVERIFY(!QFileInfo::exists(dir.filePath("bad.pdf")));
+}
+
+QTEST_MAIN(TestReport)
+#include "test_report.moc"

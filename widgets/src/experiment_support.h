@@ -1,0 +1,42 @@
+#pragma once
+// Private helpers shared by the drag-and-drop experiment widgets (layout bar, placement grid,
+// hardware palette): chip painting that reads on light and dark palettes, the refusal text of
+// an edit, and short number formats.
+
+#include "moe/diagnostics.h"
+#include "moe/scenario.h"
+
+#include <QColor>
+#include <QPalette>
+#include <QRect>
+#include <QString>
+
+class QPainter;
+
+namespace moe::widgets::experiment {
+
+/// The first error of a refused edit, in plain words ("" when there is none).
+QString firstError(const Diagnostics& diagnostics);
+/// Every error, one per line (tooltips).
+QString allErrors(const Diagnostics& diagnostics);
+
+/// "2.41 s", "812 ms", "95 µs".
+QString formatSeconds(double seconds);
+/// "1.23M", "45.6K", "789".
+QString formatCount(double value);
+
+/// One hue per parallel dimension (the chip's stripe), legible on light and dark windows.
+QColor dimColor(Dim d);
+/// Whether the palette is a dark one (window darker than its text).
+bool isDark(const QPalette& palette);
+/// The chip face: the palette's button colour tinted toward `accent`.
+QColor chipFace(const QPalette& palette, const QColor& accent, double tint = 0.16);
+/// Black or white, whichever reads better on `background`.
+QColor textOn(const QColor& background);
+/// Secondary text (captions, current values): between the text and the background colours, so
+/// it stays legible where the palette's disabled colour is too faint.
+QColor mutedText(const QPalette& palette, QPalette::ColorRole background = QPalette::Base);
+/// The colour for refusals ("not applied: ..."), readable on the palette's window.
+QColor refusalColor(const QPalette& palette);
+
+} // namespace moe::widgets::experiment
