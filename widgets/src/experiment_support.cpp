@@ -19,22 +19,6 @@ QString allErrors(const Diagnostics& diagnostics) {
     return lines.join(QLatin1Char('\n'));
 }
 
-QString formatSeconds(double seconds) {
-    if (seconds >= 1)
-        return QStringLiteral("%1 s").arg(seconds, 0, 'f', seconds >= 100 ? 0 : 2);
-    if (seconds >= 1e-3)
-        return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', seconds >= 0.1 ? 0 : 1);
-    return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
-}
-
-QString formatCount(double value) {
-    if (value >= 1e6)
-        return QStringLiteral("%1M").arg(value / 1e6, 0, 'f', 2);
-    if (value >= 1e3)
-        return QStringLiteral("%1K").arg(value / 1e3, 0, 'f', 1);
-    return QString::number(value, 'f', 0);
-}
-
 QColor dimColor(Dim d) {
     // Mid-lightness hues: they keep contrast as a stripe on both a white and a near-black chip.
     switch (d) {
@@ -52,23 +36,11 @@ QColor dimColor(Dim d) {
     return QColor(Qt::gray);
 }
 
-bool isDark(const QPalette& palette) {
-    return palette.color(QPalette::Window).lightnessF() <
-           palette.color(QPalette::WindowText).lightnessF();
-}
-
 QColor chipFace(const QPalette& palette, const QColor& accent, double tint) {
     const QColor base = palette.color(QPalette::Base);
     const auto mix = [tint](int a, int b) { return static_cast<int>(a + (b - a) * tint); };
     return QColor(mix(base.red(), accent.red()), mix(base.green(), accent.green()),
                   mix(base.blue(), accent.blue()));
-}
-
-QColor textOn(const QColor& background) {
-    // Relative luminance (sRGB weights, no gamma: good enough to pick black or white).
-    const double y =
-        0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
-    return y > 0.55 ? QColor(0x1a, 0x1a, 0x1a) : QColor(0xf4, 0xf4, 0xf4);
 }
 
 QColor mutedText(const QPalette& palette, QPalette::ColorRole background) {

@@ -5,6 +5,8 @@
 
 #include "moe/diagnostics.h"
 #include "moe/scenario.h"
+#include "moe_widgets/palette.h"
+#include "view_export.h"
 
 #include <QColor>
 #include <QPalette>
@@ -20,19 +22,19 @@ QString firstError(const Diagnostics& diagnostics);
 /// Every error, one per line (tooltips).
 QString allErrors(const Diagnostics& diagnostics);
 
-/// "2.41 s", "812 ms", "95 µs".
-QString formatSeconds(double seconds);
+// Shared with every view (view_export.h, palette.h).
+using detail::formatSeconds;
 /// "1.23M", "45.6K", "789".
-QString formatCount(double value);
+inline QString formatCount(double value) {
+    return detail::formatCompact(value);
+}
+using detail::isDark;
+using moe::widgets::textOn;
 
 /// One hue per parallel dimension (the chip's stripe), legible on light and dark windows.
 QColor dimColor(Dim d);
-/// Whether the palette is a dark one (window darker than its text).
-bool isDark(const QPalette& palette);
 /// The chip face: the palette's button colour tinted toward `accent`.
 QColor chipFace(const QPalette& palette, const QColor& accent, double tint = 0.16);
-/// Black or white, whichever reads better on `background`.
-QColor textOn(const QColor& background);
 /// Secondary text (captions, current values): between the text and the background colours, so
 /// it stays legible where the palette's disabled colour is too faint.
 QColor mutedText(const QPalette& palette, QPalette::ColorRole background = QPalette::Base);

@@ -1771,7 +1771,7 @@ void GanttView::updateCaption() {
     QString text = tr("Simulated step %1").arg(formatDuration(tl.step_time_s));
     if (d.report_step_s > 0 &&
         std::fabs(tl.step_time_s - d.report_step_s) > 0.005 * d.report_step_s)
-        text += tr(" (report's closed form %1, dashed)").arg(formatDuration(d.report_step_s));
+        text += tr(" (evaluate %1, dashed)").arg(formatDuration(d.report_step_s));
     const auto count = [](int n, const QString& one, const QString& many) {
         return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
     };

@@ -1,5 +1,7 @@
 #include "moe_widgets/main_window.h"
 
+#include "view_export.h"
+
 #include "moe/scenario_io.h"
 #include "moe_widgets/breakdown_chart.h"
 #include "moe_widgets/compare_view.h"
@@ -29,6 +31,7 @@
 #include <QFileSystemWatcher>
 #include <QLabel>
 #include <QLayout>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -52,26 +55,9 @@ constexpr int kMaxRecentFiles = 8;
 /// Editors often write a file in several steps; read it once they are done.
 constexpr int kReloadDelayMs = 250;
 /// Bumped when the dock set changes, so an old saved layout is not restored over a new one.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;
 /// The most a panel may ask for, so the window still fits a 1280 x 800 screen.
 constexpr QSize kMaxPanelMinimum(480, 240);
-
-QString formatDuration(double seconds) {
-    if (seconds >= 1)
-        return QStringLiteral("%1 s").arg(seconds, 0, 'f', seconds >= 100 ? 0 : 2);
-    if (seconds >= 1e-3)
-        return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', seconds >= 0.1 ? 0 : 1);
-    return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
-}
-
-/// "1.23 M", "45.6 K", "789".
-QString formatRate(double value) {
-    if (value >= 1e6)
-        return QStringLiteral("%1M").arg(value / 1e6, 0, 'f', 2);
-    if (value >= 1e3)
-        return QStringLiteral("%1K").arg(value / 1e3, 0, 'f', 1);
-    return QString::number(value, 'f', 0);
-}
 
 QPalette darkPalette() {
     QPalette p;
@@ -485,10 +471,10 @@ void MainWindow::showResultInViews(const EvaluationResultPtr& result) {
 
 void MainWindow::updateStatus(const EvaluationResultPtr& result) {
     const Report& r = result->report;
-    step_label_->setText(tr("Step %1").arg(formatDuration(r.step_time_s)));
+    step_label_->setText(tr("Step %1").arg(detail::formatSeconds(r.step_time_s)));
     throughput_label_->setText(tr("%1 tokens/s · %2 per GPU")
-                                   .arg(formatRate(r.throughput.tokens_per_s))
-                                   .arg(formatRate(r.throughput.tokens_per_s_per_gpu)));
+                                   .arg(detail::formatCompact(r.throughput.tokens_per_s))
+                                   .arg(detail::formatCompact(r.throughput.tokens_per_s_per_gpu)));
     mfu_label_->setText(tr("MFU %1 %").arg(r.throughput.mfu * 100, 0, 'f', 1));
     const double margin_gb = r.memory.margin_bytes / 1e9;
     if (r.memory.fits) {
@@ -503,12 +489,13 @@ void MainWindow::updateStatus(const EvaluationResultPtr& result) {
     const Economics& econ = r.economics;
     const double run_usd = econ.cost_usd > 0 ? econ.cost_usd : econ.usd_per_trillion_tokens;
     economics_label_->setText(
-        econ.valid ? tr("Goodput %1 % · %2 %3")
-                         .arg(econ.reliability.goodput * 100, 0, 'f', 1)
-                         .arg(run_usd >= 1e6 ? QStringLiteral("$%1M").arg(run_usd / 1e6, 0, 'f', 2)
-                                             : QStringLiteral("$%1").arg(run_usd, 0, 'f', 0))
-                         .arg(econ.cost_usd > 0 ? tr("per run") : tr("per trillion tokens"))
-                   : QString());
+        econ.valid
+            ? tr("Goodput %1 % · %2 %3")
+                  .arg(econ.reliability.goodput * 100, 0, 'f', 1)
+                  .arg(run_usd >= 1e6 ? QStringLiteral("$%1M").arg(run_usd / 1e6, 0, 'f', 2)
+                                      : QStringLiteral("$") + QLocale().toString(run_usd, 'f', 0))
+                  .arg(econ.cost_usd > 0 ? tr("per run") : tr("per trillion tokens"))
+            : QString());
     timing_label_->setText(tr("model %1 ms · views %2 ms")
                                .arg(result->evaluate_ms, 0, 'f', 2)
                                .arg(last_update_ms_, 0, 'f', 1));

@@ -574,6 +574,13 @@ ScenarioEditor::ScenarioEditor(ScenarioDocument* document, ViewState* /*state*/,
     tree_->header()->setStretchLastSection(false);
     tree_->resizeColumnToContents(ScenarioFieldsModel::FieldColumn);
     tree_->resizeColumnToContents(ScenarioFieldsModel::UnitColumn);
+    // A few long names ("gpu_failures_per_million_h") and units must not squeeze the values
+    // into "h1..." in a default-width dock: cap both (they elide; the tooltip has the rest).
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
+    for (const auto& [column, cap_em] : {std::pair{ScenarioFieldsModel::FieldColumn, 15},
+                                         std::pair{ScenarioFieldsModel::UnitColumn, 7}})
+        tree_->header()->resizeSection(column,
+                                       std::min(tree_->header()->sectionSize(column), cap_em * em));
     tree_->header()->setSectionResizeMode(ScenarioFieldsModel::FieldColumn,
                                           QHeaderView::Interactive);
     tree_->header()->setSectionResizeMode(ScenarioFieldsModel::ValueColumn, QHeaderView::Stretch);

@@ -17,6 +17,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStyleOptionGraphicsItem>
@@ -1372,12 +1373,18 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     info_ = new QTextBrowser(side);
     info_->setOpenLinks(false);
     info_->setFrameShape(QFrame::NoFrame);
-    legend_ = new detail::LegendWidget(model_.get(), &hover_groups_, side);
+    // The legend scrolls when the dock is shorter than it, instead of being cut off.
+    auto* legend_scroll = new QScrollArea(side);
+    legend_scroll->setFrameShape(QFrame::NoFrame);
+    legend_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    legend_scroll->setWidgetResizable(true);
+    legend_ = new detail::LegendWidget(model_.get(), &hover_groups_, legend_scroll);
+    legend_scroll->setWidget(legend_);
     auto* side_layout = new QVBoxLayout(side);
     side_layout->setContentsMargins(0, 0, 0, 0);
     side_layout->setSpacing(0);
-    side_layout->addWidget(info_, 1);
-    side_layout->addWidget(legend_);
+    side_layout->addWidget(info_, 2);
+    side_layout->addWidget(legend_scroll, 3);
     side->setMinimumWidth(150);
     splitter_ = new QSplitter(Qt::Horizontal, this);
     splitter_->addWidget(view_);
@@ -1396,7 +1403,8 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     connect(fit, &QToolButton::clicked, this, &TopologyView::fitAll);
     connect(zoom_in, &QToolButton::clicked, this, [this] { view_->zoomBy(1.5); });
     connect(zoom_out, &QToolButton::clicked, this, [this] { view_->zoomBy(1 / 1.5); });
-    connect(legend, &QToolButton::toggled, this, [this](bool on) { legend_->setVisible(on); });
+    connect(legend, &QToolButton::toggled, this,
+            [legend_scroll](bool on) { legend_scroll->setVisible(on); });
     connect(groups_box_, &QComboBox::activated, this, [this](int index) {
         setHoverGroups(static_cast<HoverGroups>(groups_box_->itemData(index).toInt()));
     });

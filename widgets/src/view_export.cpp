@@ -185,6 +185,16 @@ QString formatCount(double value) {
     return english.toString(value, 'f', 1);
 }
 
+QString formatCompact(double value) {
+    if (!std::isfinite(value))
+        return QStringLiteral("–");
+    if (std::abs(value) >= 1e6)
+        return QStringLiteral("%1M").arg(value / 1e6, 0, 'f', 2);
+    if (std::abs(value) >= 1e3)
+        return QStringLiteral("%1K").arg(value / 1e3, 0, 'f', 1);
+    return QString::number(value, 'f', 0);
+}
+
 QString formatPercent(double fraction) {
     if (!std::isfinite(fraction))
         return QStringLiteral("–");

@@ -54,6 +54,8 @@ ViewTheme viewTheme(bool dark);
 /// Three significant digits with a unit, no exponent: "72.1 GB", "705 MB", "12.0 kB".
 QString formatBytes(double bytes);
 QString formatCount(double value); ///< "1,234" (exact integer part) or "12.5"
+/// Short rates and counts for tight spaces (status bar, chips): "1.23M", "45.6K", "789".
+QString formatCompact(double value);
 QString formatPercent(double fraction);
 /// Three significant digits: "17.2 s", "641 ms", "4.03 ms", "12.0 µs".
 QString formatSeconds(double seconds);
