@@ -125,6 +125,20 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
     }
 
+    /// Every panel, toolbar and the status bar together still fit a 1280 x 800 laptop screen:
+    /// a panel's wide content clips or scrolls instead of widening the window.
+    void fitsA1280x800Screen() {
+        MainWindow window(quiet());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCoreApplication::processEvents();
+        const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+        QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
+                 qPrintable(QStringLiteral("%1 x %2").arg(minimum.width()).arg(minimum.height())));
+        QCOMPARE(window.width(), 1280);
+    }
+
     void editReachesEveryView() {
         RecordingView recorder_view; // outlives the window, which deletes its widget
         RecordingView* recorder = &recorder_view;

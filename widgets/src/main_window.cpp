@@ -57,7 +57,7 @@ constexpr int kReloadDelayMs = 250;
 /// Bumped when the dock set changes, so an old saved layout is not restored over a new one.
 constexpr int kLayoutVersion = 2;
 /// The most a panel may ask for, so the window still fits a 1280 x 800 screen.
-constexpr QSize kMaxPanelMinimum(480, 240);
+constexpr QSize kMaxPanelMinimum(400, 240);
 
 QPalette darkPalette() {
     QPalette p;
@@ -158,6 +158,12 @@ MainWindow::~MainWindow() {
 
 QDockWidget* MainWindow::addDock(QWidget* widget, const QString& id, const QString& title,
                                  Qt::DockWidgetArea area) {
+    // A panel's wide toolbar, grid or caption must not make the whole window wider than the
+    // screen: cap what it may demand (an explicit minimum overrides the widget's size hint); a
+    // panel narrower than its content clips or scrolls it instead.
+    const QSize hint = widget->minimumSizeHint();
+    widget->setMinimumSize(std::clamp(hint.width(), 0, kMaxPanelMinimum.width()),
+                           std::clamp(hint.height(), 0, kMaxPanelMinimum.height()));
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(id + QStringLiteral("Dock"));
     dock->setWidget(widget);
@@ -172,12 +178,6 @@ QDockWidget* MainWindow::addDock(QWidget* widget, const QString& id, const QStri
 
 QDockWidget* MainWindow::addView(ReportView* view, Qt::DockWidgetArea area) {
     views_.append(view);
-    // A panel's wide toolbar or caption must not make the whole window wider than the screen:
-    // cap what it may demand (an explicit minimum overrides the widget's size hint); a panel
-    // narrower than its content clips it instead.
-    const QSize hint = view->widget()->minimumSizeHint();
-    view->widget()->setMinimumSize(std::clamp(hint.width(), 0, kMaxPanelMinimum.width()),
-                                   std::clamp(hint.height(), 0, kMaxPanelMinimum.height()));
     QDockWidget* dock = addDock(view->widget(), view->viewId(), view->viewTitle(), area);
     if (current_)
         view->showResult(current_);
@@ -423,6 +423,9 @@ void MainWindow::createStatusBar() {
         label->setObjectName(name);
         label->setToolTip(tip);
         label->setContentsMargins(8, 0, 8, 0);
+        // Its text must not set the window's minimum width (the figures would clip on a small
+        // screen, the tooltip and the panels still have them).
+        label->setMinimumWidth(40);
         statusBar()->addPermanentWidget(label);
         return label;
     };
