@@ -32,10 +32,6 @@ std::string groupLabel(GroupKind k) {
     }
 }
 
-std::string fabricName(const ClusterSpec& c) {
-    return c.fabric == Fabric::infiniband ? "InfiniBand" : "Ethernet";
-}
-
 /// Which link class a group rides, in the cluster's own words.
 std::string ridesText(const ClusterSpec& c, const GroupSpan& span) {
     if (span.gpus <= 1)
@@ -44,8 +40,8 @@ std::string ridesText(const ClusterSpec& c, const GroupSpan& span) {
         return c.gpu.scale_up_fabric;
     // One member per domain: every byte leaves the domain.
     if (span.max_gpus_per_domain <= 1)
-        return fabricName(c);
-    return c.gpu.scale_up_fabric + " + " + fabricName(c);
+        return std::string(displayName(c.fabric));
+    return c.gpu.scale_up_fabric + " + " + std::string(displayName(c.fabric));
 }
 
 std::string clusterLine(const Scenario& s) {
@@ -111,9 +107,10 @@ std::string showText(const Scenario& s, const HardwareGraph& graph, const Placem
       << " GB/s per GPU per direction, domain = " << toString(c.scale_up_domain) << " ("
       << c.gpusPerScaleUpDomain() << " GPUs), " << graph.scale_up_switches << " switch domains\n";
     o << "Scale-out  " << c.nics_per_node << " x " << c.nic.name << " per node ("
-      << formatFixed(c.nic.bandwidth_gbps, 0) << " GB/s each), " << fabricName(c) << " "
-      << toString(c.fabric_topology) << ", oversubscription " << formatFixed(c.oversubscription, 1)
-      << ":1; " << graph.leaves << " leaf and " << graph.spines << " spine switches\n";
+      << formatFixed(c.nic.bandwidth_gbps, 0) << " GB/s each), "
+      << std::string(displayName(c.fabric)) << " " << toString(c.fabric_topology)
+      << ", oversubscription " << formatFixed(c.oversubscription, 1) << ":1; " << graph.leaves
+      << " leaf and " << graph.spines << " spine switches\n";
     o << "Layout     " << layoutLine(s) << "\n\n";
 
     TextTable table(
@@ -356,9 +353,9 @@ std::string reportText(const Scenario& s, const Report& r) {
     o << steps.render("  ");
 
     o << "\nTraffic per GPU per step (slowest stage)\n";
-    TextTable traffic(
-        {"collective", "group", "calls", c.gpu.scale_up_fabric, fabricName(c), "time", "exposed"},
-        {Align::left, Align::left});
+    TextTable traffic({"collective", "group", "calls", c.gpu.scale_up_fabric,
+                       std::string(displayName(c.fabric)), "time", "exposed"},
+                      {Align::left, Align::left});
     for (const Collective& col : r.collectives) {
         traffic.addRow({col.name, groupLabel(col.group) + "=" + std::to_string(col.group_size),
                         formatCount(col.calls_per_step), formatBytes(col.scale_up_bytes_per_gpu),

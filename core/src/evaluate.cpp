@@ -486,10 +486,6 @@ std::string fixed1(double value) {
     return std::to_string(tenths / 10) + "." + std::to_string(std::labs(tenths % 10));
 }
 
-std::string fabricName(const ClusterSpec& c) {
-    return c.fabric == Fabric::infiniband ? "InfiniBand" : "Ethernet";
-}
-
 void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r) {
     const Placement& placement = *report.placement;
     const ClusterSpec& c = s.cluster;
@@ -498,8 +494,9 @@ void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r
     if (s.model.isMoe() && ep.domains > 1) {
         addWarning(report, Sev::warning, "ep-crosses-domain",
                    "EP group of " + std::to_string(ep.gpus) + " GPUs spans " +
-                       std::to_string(ep.nodes) + " nodes: the all-to-all rides " + fabricName(c) +
-                       " (" + fixed1(r.scale_out.bandwidth_gbps) + " GB/s per GPU) instead of " +
+                       std::to_string(ep.nodes) + " nodes: the all-to-all rides " +
+                       std::string(displayName(c.fabric)) + " (" +
+                       fixed1(r.scale_out.bandwidth_gbps) + " GB/s per GPU) instead of " +
                        c.gpu.scale_up_fabric + " (" + fixed1(r.scale_up.bandwidth_gbps) + " GB/s)",
                    placement.groupsOf(GroupKind::ep).front().gpus);
     }
@@ -510,7 +507,7 @@ void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r
                        std::to_string(tp.domains) +
                        " scale-up domains: every layer's TP "
                        "collectives go over " +
-                       fabricName(c),
+                       std::string(displayName(c.fabric)),
                    placement.groupsOf(GroupKind::tp).front().gpus);
     }
     if (s.model.isMoe() && report.load.max_imbalance >= 1.5) {

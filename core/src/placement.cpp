@@ -365,7 +365,7 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
     const ClusterSpec& c = scenario.cluster;
     Words w;
     w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
-    w.scale_out = c.fabric == Fabric::ethernet ? "Ethernet" : "InfiniBand";
+    w.scale_out = displayName(c.fabric);
     w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
     w.domain = w.rack_domain ? "rack" : "node";
 

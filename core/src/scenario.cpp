@@ -56,6 +56,9 @@ const char* toString(ScaleUpDomain d) {
 const char* toString(Fabric f) {
     return nameOf(kFabricNames, f);
 }
+const char* displayName(Fabric f) {
+    return f == Fabric::infiniband ? "InfiniBand" : "Ethernet";
+}
 const char* toString(FabricTopology t) {
     return nameOf(kFabricTopologyNames, t);
 }

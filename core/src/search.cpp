@@ -758,7 +758,7 @@ struct LinkWords {
 LinkWords wordsOf(const ClusterSpec& c) {
     LinkWords w;
     w.up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
-    w.out = c.fabric == Fabric::ethernet ? "Ethernet" : "InfiniBand";
+    w.out = displayName(c.fabric);
     w.rack = c.scale_up_domain == ScaleUpDomain::rack;
     w.domain = w.rack ? "rack" : "node";
     return w;

@@ -136,8 +136,7 @@ Content gather(const DesignReportInput& input) {
             .arg(detail::formatCount(c.gpu.scale_up_gbps))
             .arg(c.nics_per_node)
             .arg(qs(c.nic.name))
-            .arg(c.fabric == Fabric::infiniband ? QStringLiteral("InfiniBand")
-                                                : QStringLiteral("Ethernet"))
+            .arg(QString::fromLatin1(displayName(c.fabric)))
             .arg(c.oversubscription, 0, 'f', 1));
     const ModelSpec& m = s.model;
     QString model = QStringLiteral("%1: %2 layers").arg(qs(m.name)).arg(m.layers);
@@ -186,8 +185,7 @@ Content gather(const DesignReportInput& input) {
             const QString rides = span.gpus <= 1 ? QStringLiteral("-")
                                   : span.link_class == LinkClass::scale_up
                                       ? qs(c.gpu.scale_up_fabric)
-                                  : c.fabric == Fabric::infiniband ? QStringLiteral("InfiniBand")
-                                                                   : QStringLiteral("Ethernet");
+                                      : QString::fromLatin1(displayName(c.fabric));
             out.groups.rows.push_back({groupName(k), QString::number(span.gpus),
                                        QString::number(r.placement->groupsOf(k).size()),
                                        QString::number(span.max_gpus_per_domain),

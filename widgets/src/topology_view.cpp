@@ -2472,15 +2472,13 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
                QStringLiteral("Cluster topology — %1").arg(QString::fromStdString(s.name)));
     p.setFont(detail::pixelFont(font, 14));
     p.setPen(m.theme.muted);
-    const QString fabric =
-        m.graph->leaves > 0
-            ? QStringLiteral(" · %1 %2: %3 leaves, %4 spines")
-                  .arg(s.cluster.fabric == Fabric::infiniband ? QStringLiteral("InfiniBand")
-                                                              : QStringLiteral("Ethernet"))
-                  .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
-                  .arg(m.graph->leaves)
-                  .arg(m.graph->spines)
-            : QString();
+    const QString fabric = m.graph->leaves > 0
+                               ? QStringLiteral(" · %1 %2: %3 leaves, %4 spines")
+                                     .arg(QString::fromLatin1(displayName(s.cluster.fabric)))
+                                     .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
+                                     .arg(m.graph->leaves)
+                                     .arg(m.graph->spines)
+                               : QString();
     p.drawText(QRectF(margin, 56, page.width() - 2 * margin, 20), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("%1 × %2 · %3 nodes × %4 GPUs · %5 racks · %6 per %7%8")
                    .arg(m.gpus)

@@ -232,6 +232,8 @@ const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);
 std::string toString(const RankOrder& order); ///< "tp-cp-ep-dp-pp"
+/// The fabric as people write it in prose and tables: "InfiniBand", "Ethernet".
+const char* displayName(Fabric f);
 
 std::optional<Precision> parsePrecision(const std::string& s);
 std::optional<ScaleUpDomain> parseScaleUpDomain(const std::string& s);
