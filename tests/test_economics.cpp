@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -167,6 +168,42 @@ private slots:
         QCLOSE(e.cost_usd, e.usd_per_h * e.wall_time_s / 3600);
         QCLOSE(e.energy_kwh, 83.6 * e.wall_time_s / 3600);
         QCLOSE(e.expected_failures, e.wall_time_s / e.reliability.mtbf_s);
+    }
+
+    // Per-rack power and the rack power limit, as a drag of nodes between racks changes them.
+    void rackPowerByHand() {
+        Scenario s = defaultSample();
+        // A DGX H100 node: 8 x 700 W GPUs + 8 x 25 W NICs + 3,000 W overhead = 8,800 W; four
+        // to a rack = 35,200 W (no rack overhead for H100 racks).
+        const Report even = evaluate(s);
+        QCOMPARE(even.economics.power.rack_w, (std::vector<double>{35200, 35200}));
+        FieldEditResult edit = setScenarioField(s, "cluster.rack_nodes", "[3, 1]");
+        QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
+        edit = setScenarioField(*edit.scenario, "cluster.rack_power_limit_kw", "30");
+        QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
+        const Report uneven = evaluate(*edit.scenario);
+        // Racks of 3, 1 and the remaining 4 nodes: one more rack bought, the same IT power.
+        QCOMPARE(uneven.economics.power.rack_w, (std::vector<double>{26400, 8800, 35200}));
+        QCOMPARE(uneven.economics.capital.racks, 3);
+        QCLOSE(uneven.economics.capital.total_usd - even.economics.capital.total_usd, 25e3);
+        QCLOSE(uneven.economics.power.it_w, even.economics.power.it_w);
+        QCOMPARE(uneven.step_time_s, even.step_time_s); // racks do not move traffic here
+        const auto over =
+            std::find_if(uneven.warnings.begin(), uneven.warnings.end(),
+                         [](const DesignWarning& w) { return w.code == "rack-power-over"; });
+        QVERIFY(over != uneven.warnings.end());
+        QCOMPARE(over->severity, DesignWarning::Severity::critical);
+        QCOMPARE(over->message, std::string("rack 2 draws 35.2 kW with 4 nodes, over the 30.0 kW "
+                                            "rack limit: move nodes to other racks or lower "
+                                            "cluster.nodes_per_rack"));
+        QCOMPARE(over->gpus.size(), std::size_t{32});
+        QCOMPARE(over->gpus.front(), 32); // node 4, the first node of rack 2
+        // Moving a node from rack 2 into rack 1 brings every rack under 30 kW.
+        edit = setScenarioField(*edit.scenario, "cluster.rack_nodes", "[3, 2, 3]");
+        QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
+        const Report fixed = evaluate(*edit.scenario);
+        QVERIFY(std::none_of(fixed.warnings.begin(), fixed.warnings.end(),
+                             [](const DesignWarning& w) { return w.code == "rack-power-over"; }));
     }
 
     void moreGpusLowerTheMtbf() {

@@ -301,7 +301,8 @@ private slots:
         expectSingleError(
             replaced(kMinimal, "  nodes: 2\n", "  nodes: 2\n  colour: green\n"),
             "unknown field 'cluster.colour' — expected one of: gpu, gpu_overrides, "
-            "nodes, gpus_per_node, nodes_per_rack, scale_up, scale_out, costs, reliability",
+            "nodes, gpus_per_node, nodes_per_rack, rack_nodes, rack_power_limit_kw, scale_up, "
+            "scale_out, costs, reliability",
             5, 3, "cluster.colour");
         expectSingleError(replaced(kMinimal, "  ep: 8\n", "  ep: 8\n  ep: 4\n"),
                           "duplicate field 'layout.ep' (first written on line 18)", 19, 3,

@@ -245,6 +245,35 @@ private slots:
         QVERIFY(walks(g, 0, 128, g.route(0, 128)));
     }
 
+    // cluster.rack_nodes: racks hold consecutive nodes in the listed counts; the rest of the
+    // nodes fill further racks of nodes_per_rack.
+    void unevenRacks() {
+        ClusterSpec c = h100Nodes(8);
+        c.nodes_per_rack = 4;
+        c.rack_nodes = {3, 1};
+        QCOMPARE(c.nodesInRacks(), (std::vector<int>{3, 1, 4}));
+        QCOMPARE(c.rackCount(), 3);
+        const HardwareGraph g = buildHardwareGraph(c);
+        QCOMPARE(g.rackCount(), 3);
+        QCOMPARE(g.rack_first_node, (std::vector<int>{0, 3, 4, 8}));
+        QCOMPARE(g.nodesInRack(1), 1);
+        QCOMPARE(g.rackOf(3 * 8 - 1), 0); // last GPU of node 2
+        QCOMPARE(g.rackOf(3 * 8), 1);     // node 3 is rack 1 alone
+        QCOMPARE(g.rackOf(4 * 8), 2);
+        QCOMPARE(g.vertices[g.gpu_vertex[4 * 8]].label, std::string("rack2/node4/gpu0"));
+        // Rack membership does not move a node on the fabric: same leaves, same routes.
+        ClusterSpec even = c;
+        even.rack_nodes.clear();
+        const HardwareGraph e = buildHardwareGraph(even);
+        QCOMPARE(g.links.size(), e.links.size());
+        QCOMPARE(kinds(g, g.route(0, 63)), kinds(e, e.route(0, 63)));
+        QCOMPARE(e.rack_first_node, (std::vector<int>{0, 4, 8}));
+        // Default fill: the last rack is partial.
+        c.rack_nodes.clear();
+        c.nodes = 6;
+        QCOMPARE(c.nodesInRacks(), (std::vector<int>{4, 2}));
+    }
+
     void singleNodeHasNoFabric() {
         const HardwareGraph g = buildHardwareGraph(h100Nodes(1));
         QCOMPARE(g.gpuCount(), 8);

@@ -333,6 +333,34 @@ const std::vector<Case>& singleProblemCases() {
          "cluster.nodes",
          "cluster.nodes = 8 is not divisible by cluster.nodes_per_rack = 3 "
          "(cluster.scale_up.domain = rack needs whole racks)"},
+        {"empty rack",
+         [](Scenario& s) {
+             s.cluster.rack_nodes = {4, 0};
+         },
+         "cluster.rack_nodes[1]", "cluster.rack_nodes[1] = 0: a rack holds at least one node"},
+        {"rack over capacity",
+         [](Scenario& s) {
+             s.cluster.rack_nodes = {5, 3};
+         },
+         "cluster.rack_nodes[0]",
+         "cluster.rack_nodes[0] = 5 is more than a rack holds (cluster.nodes_per_rack = 4)"},
+        {"racks place too many nodes",
+         [](Scenario& s) {
+             s.cluster.rack_nodes = {4, 3, 2};
+         },
+         "cluster.rack_nodes",
+         "cluster.rack_nodes places 9 nodes but the cluster has "
+         "cluster.nodes = 8"},
+        {"uneven rack-wide NVLink domain",
+         [](Scenario& s) {
+             s.cluster.scale_up_domain = ScaleUpDomain::rack;
+             s.cluster.rack_nodes = {4, 3};
+         },
+         "cluster.rack_nodes[1]",
+         "cluster.rack_nodes[1] = 3: with cluster.scale_up.domain = rack a rack is one NVLink "
+         "domain, so every rack holds cluster.nodes_per_rack = 4 nodes"},
+        {"negative rack power limit", [](Scenario& s) { s.cluster.rack_power_limit_kw = -1; },
+         "cluster.rack_power_limit_kw", "cluster.rack_power_limit_kw = -1 must be at least 0"},
         {"max nodes per token", [](Scenario& s) { s.layout.max_nodes_per_token = 9; },
          "layout.max_nodes_per_token", "layout.max_nodes_per_token = 9 exceeds cluster.nodes = 8"},
         {"cluster too large", [](Scenario& s) { s.cluster.nodes = 200000; }, "cluster.nodes",
@@ -524,6 +552,7 @@ private slots:
         QTest::newRow("tp16 replicates kv heads") << 4;
         QTest::newRow("mla with dense layers") << 5;
         QTest::newRow("rack domain, histogram, placement") << 6;
+        QTest::newRow("uneven racks, rack power limit") << 7;
     }
     void legalVariants() {
         QFETCH(int, variant);
@@ -562,6 +591,11 @@ private slots:
             s.routing.histogram.assign(24, std::vector<double>(16, 0.5));
             s.layout.expert_placement = {{-1, 3, {0, 1}}, {5, 3, {2}}, {-1, 4, {7}}};
             s.layout.max_nodes_per_token = 8;
+            break;
+        case 7:
+            // 3 + 1, and the remaining 4 nodes fill a third rack.
+            s.cluster.rack_nodes = {3, 1};
+            s.cluster.rack_power_limit_kw = 40;
             break;
         }
         const Diagnostics d = validateScenario(s);
@@ -726,6 +760,23 @@ private slots:
                                  ":3: error: layout.ep = 12 does not divide model.experts = 16";
         QVERIFY2(std::find(lines.begin(), lines.end(), want) != lines.end(),
                  ("want " + want + "\ngot:\n" + formatAll(r.diagnostics)).c_str());
+    }
+
+    // A list entry's error points at the entry, not at the list's key.
+    void rackNodesErrorPointsAtTheEntry() {
+        std::string yaml = defaultScenarioYaml();
+        const std::string from = "\n  nodes_per_rack: 4\n";
+        const size_t at = yaml.find(from);
+        QVERIFY2(at != std::string::npos, "the default scenario YAML has no 'nodes_per_rack: 4'");
+        yaml.replace(at, from.size(), "\n  nodes_per_rack: 4\n  rack_nodes:\n    - 3\n    - 5\n");
+        const int line = lineOf(yaml, "\n    - 5\n") + 1;
+        const LoadResult r = loadScenarioText(yaml, "x.yaml");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics.size(), std::size_t{1});
+        QCOMPARE(r.diagnostics[0].format(),
+                 "x.yaml:" + std::to_string(line) +
+                     ":7: error: cluster.rack_nodes[1] = 5 is more than a rack holds "
+                     "(cluster.nodes_per_rack = 4)");
     }
 
     void loadedTextReportsBatchLine() {

@@ -73,6 +73,7 @@ PowerDraw powerDraw(const ClusterSpec& c, const CapitalCost& k) {
     p.racks_w = k.racks * c.rack_overhead_w;
     p.it_w = p.gpus_w + p.nodes_w + p.nics_w + p.switches_w + p.racks_w;
     p.facility_w = p.it_w * c.pue;
+    p.rack_w = rackPowerW(c);
     return p;
 }
 
@@ -102,6 +103,15 @@ void chooseInterval(double fixed_interval_s, ReliabilityFigures& f) {
 }
 
 } // namespace
+
+std::vector<double> rackPowerW(const ClusterSpec& c) {
+    const double node_w =
+        c.gpus_per_node * c.gpu.power_w + c.nics_per_node * c.nic.power_w + c.node_overhead_w;
+    std::vector<double> racks;
+    for (const int nodes : c.nodesInRacks())
+        racks.push_back(nodes * node_w + c.rack_overhead_w);
+    return racks;
+}
 
 double youngInterval_s(double checkpoint_s, double mtbf_s) {
     if (!(mtbf_s > 0) || !(checkpoint_s >= 0))

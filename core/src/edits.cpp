@@ -214,9 +214,25 @@ std::vector<Row> buildTable() {
                  "shape."),
            1, kIntMax, "GPUs");
     ranged(t.add("cluster.nodes_per_rack", K::integer, MOE_GET(cluster.nodes_per_rack),
-                 "Nodes per rack: the topology drawing, and the scale-up domain when "
-                 "scale_up.domain is rack."),
+                 "Nodes a rack holds: the topology drawing, rack count and power, and the "
+                 "scale-up domain when scale_up.domain is rack."),
            1, kIntMax, "nodes");
+    t.add(
+        "cluster.rack_nodes", K::list,
+        [](const Scenario& s) {
+            std::string text = "[";
+            for (std::size_t r = 0; r < s.cluster.rack_nodes.size(); ++r)
+                text += (r ? ", " : "") + std::to_string(s.cluster.rack_nodes[r]);
+            return text + "]";
+        },
+        "Nodes in each rack, in node order, each at most nodes_per_rack (e.g. [4, 2, 2]); nodes "
+        "beyond the listed racks fill further racks. [] = every rack filled in turn.");
+    real(
+        ranged(t.add("cluster.rack_power_limit_kw", K::number, MOE_GET(cluster.rack_power_limit_kw),
+                     "IT power one rack may draw (power feed, cooling); a rack above it is "
+                     "flagged. 0 = no limit."),
+               0.0, std::nullopt, "kW"),
+        5, 1);
     t.add("cluster.scale_up.domain", K::choice, MOE_GET(cluster.scale_up_domain),
           "Which GPUs share one NVLink (scale-up) domain: a node, or a whole rack (GB200 NVL72).")
         .choices = names({ScaleUpDomain::node, ScaleUpDomain::rack});

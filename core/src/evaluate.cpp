@@ -486,6 +486,37 @@ std::string fixed1(double value) {
     return std::to_string(tenths / 10) + "." + std::to_string(std::labs(tenths % 10));
 }
 
+/// Racks over cluster.rack_power_limit_kw: the feed or the cooling cannot carry them.
+void addRackPowerWarning(const ClusterSpec& c, Report& report) {
+    if (c.rack_power_limit_kw <= 0 || !report.graph || report.graph->rackCount() == 0)
+        return;
+    const HardwareGraph& graph = *report.graph;
+    const std::vector<double> rack_w = rackPowerW(c);
+    const double limit_w = c.rack_power_limit_kw * 1000;
+    int over = 0, first = -1;
+    std::vector<int> gpus;
+    for (int rack = 0; rack < static_cast<int>(rack_w.size()); ++rack) {
+        if (rack_w[rack] <= limit_w * (1 + 1e-9))
+            continue;
+        if (over++ == 0)
+            first = rack;
+        for (int node = graph.rack_first_node[rack]; node < graph.rack_first_node[rack + 1]; ++node)
+            for (int local = 0; local < graph.gpus_per_node; ++local)
+                gpus.push_back(node * graph.gpus_per_node + local);
+    }
+    if (over == 0)
+        return;
+    addWarning(report, DesignWarning::Severity::critical, "rack-power-over",
+               (over == 1
+                    ? "rack " + std::to_string(first)
+                    : std::to_string(over) + " racks (rack " + std::to_string(first) + " first)") +
+                   " draw" + (over == 1 ? "s " : " ") + fixed1(rack_w[first] / 1000) + " kW with " +
+                   std::to_string(graph.nodesInRack(first)) + " nodes, over the " +
+                   fixed1(c.rack_power_limit_kw) +
+                   " kW rack limit: move nodes to other racks or lower cluster.nodes_per_rack",
+               std::move(gpus));
+}
+
 void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r) {
     const Placement& placement = *report.placement;
     const ClusterSpec& c = s.cluster;
@@ -548,6 +579,7 @@ void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r
                    percent(report.load.dropped_share) +
                        " of token slots exceed the capacity factor and are dropped");
     }
+    addRackPowerWarning(c, report);
     if (s.model.isMoe()) {
         const double per_expert = report.load.slots_per_group / std::max(1, s.model.experts);
         if (per_expert < efficiency::kGemmHalfTokens) {

@@ -1,5 +1,6 @@
 #include "moe/scenario.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace moe {
@@ -33,6 +34,22 @@ std::optional<E> parseName(const char* const (&names)[N], const std::string& s) 
 }
 
 } // namespace
+
+std::vector<int> ClusterSpec::nodesInRacks() const {
+    std::vector<int> racks;
+    int left = std::max(0, nodes);
+    for (const int listed : rack_nodes) {
+        if (left == 0)
+            break;
+        const int n = std::clamp(listed, 1, left);
+        racks.push_back(n);
+        left -= n;
+    }
+    const int capacity = std::max(1, nodes_per_rack);
+    for (; left > 0; left -= std::min(left, capacity))
+        racks.push_back(std::min(left, capacity));
+    return racks;
+}
 
 double bytesPerElement(Precision p) {
     switch (p) {

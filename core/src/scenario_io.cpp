@@ -683,6 +683,8 @@ constexpr FieldDef<Scenario> kClusterFields[] = {
     field<kCluster, &ClusterSpec::nodes>("nodes", Need::required),
     field<kCluster, &ClusterSpec::gpus_per_node>("gpus_per_node"),
     field<kCluster, &ClusterSpec::nodes_per_rack>("nodes_per_rack"),
+    field<kCluster, &ClusterSpec::rack_nodes>("rack_nodes"),
+    field<kCluster, &ClusterSpec::rack_power_limit_kw>("rack_power_limit_kw"),
     section("scale_up", kScaleUpFields),
     section("scale_out", kScaleOutFields),
     section("costs", kCostFields),

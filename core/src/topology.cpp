@@ -101,6 +101,15 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         static_cast<int64_t>(nodes) * nics_per_node > kMaxGraphGpus || gpd > kMaxGraphGpus)
         return g;
     const int gpus = nodes * gpn;
+    // Racks hold consecutive nodes; a rack listed over capacity (a validation error) widens the
+    // capacity so drawings still fit it.
+    g.rack_first_node.push_back(0);
+    g.node_rack.reserve(static_cast<size_t>(nodes));
+    for (const int in_rack : c.nodesInRacks()) {
+        g.node_rack.insert(g.node_rack.end(), static_cast<size_t>(in_rack), g.rackCount());
+        g.rack_first_node.push_back(g.rack_first_node.back() + in_rack);
+        g.nodes_per_rack = std::max(g.nodes_per_rack, in_rack);
+    }
     const int domains = gpus == 0 ? 0 : ceilDiv(gpus, gpd);
     const int nics = nodes * nics_per_node;
 
@@ -156,7 +165,7 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         Vertex v;
         v.kind = VertexKind::gpu;
         v.index = gpu;
-        v.rack = node / npr;
+        v.rack = g.node_rack[node];
         v.node = node;
         v.domain = gpu / gpd;
         // The NIC rail this GPU sends on: NICs are shared evenly by consecutive local GPUs.
@@ -176,7 +185,7 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         Vertex v;
         v.kind = VertexKind::scale_up_switch;
         v.index = domain_switch[d];
-        v.rack = first_node / npr;
+        v.rack = g.node_rack[first_node];
         v.node = rack_domain ? -1 : first_node;
         v.domain = d;
         v.label =
@@ -190,7 +199,7 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         Vertex v;
         v.kind = VertexKind::nic;
         v.index = nic;
-        v.rack = node / npr;
+        v.rack = g.node_rack[node];
         v.node = node;
         v.rail = nic % nics_per_node;
         v.label = nodeLabel(node) + "/nic" + std::to_string(v.rail);
@@ -207,7 +216,7 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         Vertex v;
         v.kind = VertexKind::leaf_switch;
         v.index = leaf;
-        v.rack = first_node / npr == last_node / npr ? first_node / npr : -1;
+        v.rack = g.node_rack[first_node] == g.node_rack[last_node] ? g.node_rack[first_node] : -1;
         if (rail) {
             v.rail = leaf % nics_per_node;
             v.label = "leaf-rail" + std::to_string(v.rail) + "-g" + std::to_string(group);

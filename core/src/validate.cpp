@@ -212,11 +212,39 @@ private:
                   "cluster.nodes = " + num(c.nodes) +
                       " is not divisible by cluster.nodes_per_rack = " + num(c.nodes_per_rack) +
                       " (cluster.scale_up.domain = rack needs whole racks)");
+        requireAtLeast("cluster.rack_power_limit_kw", c.rack_power_limit_kw, 0.0);
+        if (nodes_ok_ && npr_ok)
+            checkRackNodes(c);
         if (gpn_ok && nics_ok && c.gpus_per_node % c.nics_per_node != 0)
             warning("cluster.scale_out.nics_per_node",
                     "cluster.scale_out.nics_per_node = " + num(c.nics_per_node) +
                         " does not divide cluster.gpus_per_node = " + num(c.gpus_per_node) +
                         ", so some NICs serve more GPUs than others");
+    }
+
+    /// cluster.rack_nodes: each listed rack holds 1..nodes_per_rack nodes, together no more than
+    /// the cluster has. A rack-wide NVLink domain is the whole rack, so there every rack is full.
+    void checkRackNodes(const ClusterSpec& c) {
+        int64_t placed = 0;
+        for (std::size_t r = 0; r < c.rack_nodes.size(); ++r) {
+            const std::string field = "cluster.rack_nodes[" + num(r) + "]";
+            const int n = c.rack_nodes[r];
+            placed += n;
+            if (n < 1)
+                error(field, field + " = " + num(n) + ": a rack holds at least one node");
+            else if (n > c.nodes_per_rack)
+                error(field, field + " = " + num(n) + " is more than a rack holds " +
+                                 "(cluster.nodes_per_rack = " + num(c.nodes_per_rack) + ")");
+            else if (c.scale_up_domain == ScaleUpDomain::rack && n != c.nodes_per_rack)
+                error(field, field + " = " + num(n) +
+                                 ": with cluster.scale_up.domain = rack a rack is one NVLink "
+                                 "domain, so every rack holds cluster.nodes_per_rack = " +
+                                 num(c.nodes_per_rack) + " nodes");
+        }
+        if (placed > c.nodes)
+            error("cluster.rack_nodes",
+                  "cluster.rack_nodes places " + num(placed) +
+                      " nodes but the cluster has cluster.nodes = " + num(c.nodes));
     }
 
     void checkModel() {

@@ -34,10 +34,15 @@ struct PowerDraw {
     double nodes_w = 0; ///< per-node overhead (CPUs, memory, NVSwitches, fans)
     double nics_w = 0;
     double switches_w = 0;
-    double racks_w = 0;    ///< per-rack overhead (NVL72 NVLink switch trays)
-    double it_w = 0;       ///< sum of the above
-    double facility_w = 0; ///< it_w x PUE
+    double racks_w = 0;         ///< per-rack overhead (NVL72 NVLink switch trays)
+    double it_w = 0;            ///< sum of the above
+    double facility_w = 0;      ///< it_w x PUE
+    std::vector<double> rack_w; ///< IT power of each rack (rackPowerW), fabric switches excluded
 };
+
+/// IT power each rack draws: its nodes' GPUs, NICs and node overhead, plus the rack's own
+/// overhead. Fabric switches sit in network racks and are not counted here.
+std::vector<double> rackPowerW(const ClusterSpec& cluster);
 
 /// Failures, checkpoints and the share of wall-clock time that trains the model.
 struct ReliabilityFigures {

@@ -75,7 +75,11 @@ struct ClusterSpec {
     GpuSpec gpu;
     int nodes = 1;
     int gpus_per_node = 8;
-    int nodes_per_rack = 1;
+    int nodes_per_rack = 1; ///< a rack's capacity (space, power, its NVLink spine)
+    /// Nodes in each rack, in node order (racks hold consecutive nodes). Nodes beyond the listed
+    /// racks fill further racks of nodes_per_rack; empty = every rack filled in turn.
+    std::vector<int> rack_nodes;
+    double rack_power_limit_kw = 0; ///< IT power one rack may draw; 0 = no limit
     ScaleUpDomain scale_up_domain = ScaleUpDomain::node;
     NicSpec nic;
     int nics_per_node = 8;
@@ -96,7 +100,11 @@ struct ClusterSpec {
     ReliabilitySpec reliability;
 
     int gpuCount() const { return nodes * gpus_per_node; }
-    int rackCount() const { return (nodes + nodes_per_rack - 1) / nodes_per_rack; }
+    int rackCount() const { return static_cast<int>(nodesInRacks().size()); }
+    /// Nodes in every rack: rack_nodes, then full racks of nodes_per_rack for the rest (the last
+    /// one possibly partial). Entries over the remaining nodes are clipped (validation refuses
+    /// them), so the counts always sum to `nodes`.
+    std::vector<int> nodesInRacks() const;
     /// GPUs that share one scale-up (NVLink) domain.
     int gpusPerScaleUpDomain() const {
         return scale_up_domain == ScaleUpDomain::node ? gpus_per_node

@@ -5,6 +5,7 @@
 
 #include "moe/scenario.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,11 @@ struct HardwareGraph {
     std::vector<int> leaf_spine_links_count; ///< leaf index -> number of uplinks
     std::vector<int> nic_leaf;               ///< NIC index -> leaf index
 
+    std::vector<int> node_rack;       ///< node -> rack (racks hold consecutive nodes)
+    std::vector<int> rack_first_node; ///< rack -> its first node; one more entry than racks
+
     int gpus_per_node = 1;
-    int nodes_per_rack = 1;
+    int nodes_per_rack = 1; ///< a rack's capacity; racks may hold fewer (cluster.rack_nodes)
     int gpus_per_domain = 1;
     int scale_up_switches = 0;
     int nics = 0;
@@ -68,7 +72,9 @@ struct HardwareGraph {
 
     int gpuCount() const { return static_cast<int>(gpu_vertex.size()); }
     int nodeOf(int gpu) const { return gpu / gpus_per_node; }
-    int rackOf(int gpu) const { return nodeOf(gpu) / nodes_per_rack; }
+    int rackOf(int gpu) const { return node_rack[nodeOf(gpu)]; }
+    int rackCount() const { return std::max(0, static_cast<int>(rack_first_node.size()) - 1); }
+    int nodesInRack(int rack) const { return rack_first_node[rack + 1] - rack_first_node[rack]; }
     int domainOf(int gpu) const { return gpu / gpus_per_domain; }
     /// Link ids, in order, that traffic from `src_gpu` to `dst_gpu` crosses.
     std::vector<int> route(int src_gpu, int dst_gpu) const;
