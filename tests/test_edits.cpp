@@ -288,6 +288,38 @@ private slots:
             setScenarioField(s, "layout.expert_placement", "[{expert: 3, ep_ranks: [9]}]");
         QVERIFY(!bad.ok());
     }
+
+    // Moving a node between racks: the default's two full racks of 4 (nodes_per_rack 4).
+    void movingNodesBetweenRacks() {
+        Scenario s = defaultScenario();
+        // Into a full rack: the capacity rule refuses it and says why.
+        const std::optional<std::string> full = rackNodesAfterMove(s.cluster, 0, 1);
+        QCOMPARE(full.value(), std::string("[3, 5]"));
+        const FieldEditResult refused = setScenarioField(s, "cluster.rack_nodes", *full);
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.diagnostics.front().message,
+                 std::string("cluster.rack_nodes[1] = 5 is more than a rack holds "
+                             "(cluster.nodes_per_rack = 4)"));
+        // Into a new rack after the last one, then back: the emptied rack disappears.
+        const std::optional<std::string> opened = rackNodesAfterMove(s.cluster, 0, 2);
+        QCOMPARE(opened.value(), std::string("[3, 4, 1]"));
+        FieldEditResult r = setScenarioField(s, "cluster.rack_nodes", *opened);
+        QVERIFY2(r.ok(), messages(r.diagnostics).c_str());
+        QCOMPARE(r.scenario->cluster.rackCount(), 3);
+        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 0).value(), std::string("[4, 4]"));
+        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 1).value(), std::string("[3, 5]"));
+        // Nothing to move: same rack, or a rack that does not exist.
+        QVERIFY(!rackNodesAfterMove(s.cluster, 1, 1));
+        QVERIFY(!rackNodesAfterMove(s.cluster, 2, 0));
+        QVERIFY(!rackNodesAfterMove(s.cluster, 0, 3));
+        // A rack-wide NVLink domain (NVL72) is a fixed unit: a tray cannot change racks.
+        s.cluster.scale_up_domain = ScaleUpDomain::rack;
+        const FieldEditResult nvl =
+            setScenarioField(s, "cluster.rack_nodes", *rackNodesAfterMove(s.cluster, 0, 2));
+        QVERIFY(!nvl.ok());
+        QVERIFY2(messages(nvl.diagnostics).find("a rack is one NVLink domain") != std::string::npos,
+                 messages(nvl.diagnostics).c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEdits)

@@ -40,15 +40,19 @@ std::string formatValue(const RankOrder& order) {
     return toString(order);
 }
 
+std::string formatList(const std::vector<int>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(values[i]);
+    return text + "]";
+}
+
 std::string formatPlacement(const std::vector<ExpertPlacement>& placements) {
     std::string text = "[";
     for (std::size_t i = 0; i < placements.size(); ++i) {
         const ExpertPlacement& p = placements[i];
         text += i ? ", " : "";
-        text += "{expert: " + std::to_string(p.expert) + ", ep_ranks: [";
-        for (std::size_t r = 0; r < p.ep_ranks.size(); ++r)
-            text += (r ? ", " : "") + std::to_string(p.ep_ranks[r]);
-        text += "]";
+        text += "{expert: " + std::to_string(p.expert) + ", ep_ranks: " + formatList(p.ep_ranks);
         if (p.layer >= 0)
             text += ", layer: " + std::to_string(p.layer);
         text += "}";
@@ -219,12 +223,7 @@ std::vector<Row> buildTable() {
            1, kIntMax, "nodes");
     t.add(
         "cluster.rack_nodes", K::list,
-        [](const Scenario& s) {
-            std::string text = "[";
-            for (std::size_t r = 0; r < s.cluster.rack_nodes.size(); ++r)
-                text += (r ? ", " : "") + std::to_string(s.cluster.rack_nodes[r]);
-            return text + "]";
-        },
+        [](const Scenario& s) { return formatList(s.cluster.rack_nodes); },
         "Nodes in each rack, in node order, each at most nodes_per_rack (e.g. [4, 2, 2]); nodes "
         "beyond the listed racks fill further racks. [] = every rack filled in turn.");
     real(
@@ -617,6 +616,21 @@ FieldEditResult setScenarioField(const Scenario& scenario, const std::string& pa
     result.scenario = std::move(loaded.scenario);
     result.diagnostics = std::move(loaded.diagnostics);
     return result;
+}
+
+std::optional<std::string> rackNodesAfterMove(const ClusterSpec& cluster, int from_rack,
+                                              int to_rack) {
+    std::vector<int> racks = cluster.nodesInRacks();
+    const int count = static_cast<int>(racks.size());
+    if (from_rack < 0 || from_rack >= count || to_rack < 0 || to_rack > count ||
+        from_rack == to_rack)
+        return std::nullopt;
+    if (to_rack == count)
+        racks.push_back(0);
+    ++racks[static_cast<std::size_t>(to_rack)];
+    if (--racks[static_cast<std::size_t>(from_rack)] == 0)
+        racks.erase(racks.begin() + from_rack);
+    return formatList(racks);
 }
 
 } // namespace moe

@@ -64,4 +64,13 @@ struct FieldEditResult {
 FieldEditResult setScenarioField(const Scenario& scenario, const std::string& path,
                                  const std::string& value, const std::string& base_dir = ".");
 
+/// The value of cluster.rack_nodes after one node of `from_rack` moves into `to_rack`
+/// (to_rack == rackCount() opens a new rack after the last): the resolved per-rack counts with
+/// one node less in `from_rack` (dropped when it empties) and one more in `to_rack`, as flow YAML
+/// ("[3, 5]"). Racks hold consecutive nodes, so which node of a rack moves does not matter: nodes
+/// are alike. nullopt when the racks do not exist or are the same; capacity and the rack-wide
+/// NVLink rule are left to setScenarioField, which explains a refusal.
+std::optional<std::string> rackNodesAfterMove(const ClusterSpec& cluster, int from_rack,
+                                              int to_rack);
+
 } // namespace moe
