@@ -268,10 +268,17 @@ private slots:
         QCOMPARE(g.links.size(), e.links.size());
         QCOMPARE(kinds(g, g.route(0, 63)), kinds(e, e.route(0, 63)));
         QCOMPARE(e.rack_first_node, (std::vector<int>{0, 4, 8}));
+        QCOMPARE(c.describeRacks(), std::string("3 racks (3 + 1 + 4 nodes, up to 4 each)"));
+        QCOMPARE(even.describeRacks(), std::string("2 racks of 4 nodes"));
         // Default fill: the last rack is partial.
         c.rack_nodes.clear();
         c.nodes = 6;
         QCOMPARE(c.nodesInRacks(), (std::vector<int>{4, 2}));
+        c.nodes = 2051;
+        c.nodes_per_rack = 8;
+        QCOMPARE(c.describeRacks(), std::string("257 racks (256 x 8 + 3 nodes, up to 8 each)"));
+        c.nodes = 1;
+        QCOMPARE(c.describeRacks(), std::string("1 rack of 1 node"));
     }
 
     void singleNodeHasNoFabric() {

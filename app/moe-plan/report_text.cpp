@@ -48,8 +48,7 @@ std::string clusterLine(const Scenario& s) {
     const ClusterSpec& c = s.cluster;
     std::ostringstream o;
     o << c.gpuCount() << " x " << c.gpu.name << " in " << c.nodes << " nodes of " << c.gpus_per_node
-      << " GPUs, " << c.rackCount() << " rack" << (c.rackCount() == 1 ? "" : "s") << " of up to "
-      << c.nodes_per_rack << " nodes";
+      << " GPUs, " << c.describeRacks();
     return o.str();
 }
 
@@ -139,6 +138,7 @@ std::string showJson(const Scenario& s, const HardwareGraph& graph, const Placem
         .field("gpus", s.cluster.gpuCount())
         .field("nodes", s.cluster.nodes)
         .field("racks", s.cluster.rackCount())
+        .field("racks_text", s.cluster.describeRacks())
         .field("gpu", s.cluster.gpu.preset)
         .field("gpus_per_scale_up_domain", s.cluster.gpusPerScaleUpDomain())
         .field("scale_up_switches", graph.scale_up_switches)
@@ -254,6 +254,15 @@ std::string economicsText(const Scenario& s, const Report& r) {
                                formatPower(p.nodes_w) + ", network " +
                                formatPower(p.nics_w + p.switches_w) +
                                (p.racks_w > 0 ? ", racks " + formatPower(p.racks_w) : "") + ")"});
+    if (!p.rack_w.empty()) {
+        const auto hottest = std::max_element(p.rack_w.begin(), p.rack_w.end());
+        table.addRow(
+            {"rack power",
+             "up to " + formatPower(*hottest) + " per rack (rack " +
+                 std::to_string(hottest - p.rack_w.begin()) + ")" +
+                 (c.rack_power_limit_kw > 0 ? ", limit " + formatPower(c.rack_power_limit_kw * 1000)
+                                            : std::string())});
+    }
     table.addRow({"electricity",
                   e.rental && e.electricity_usd_per_kwh <= 0
                       ? std::string("included in the GPU-hour price")
@@ -486,8 +495,11 @@ void writeEconomicsJson(JsonWriter& json, const Economics& e) {
         .field("switches_w", p.switches_w)
         .field("racks_w", p.racks_w)
         .field("it_w", p.it_w)
-        .field("facility_w", p.facility_w)
-        .endObject();
+        .field("facility_w", p.facility_w);
+    json.key("rack_w").beginArray();
+    for (const double w : p.rack_w)
+        json.value(w);
+    json.endArray().endObject();
     json.key("reliability")
         .beginObject()
         .field("failures_per_h", f.failures_per_h)

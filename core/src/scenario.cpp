@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace moe {
 
@@ -49,6 +50,31 @@ std::vector<int> ClusterSpec::nodesInRacks() const {
     for (; left > 0; left -= std::min(left, capacity))
         racks.push_back(std::min(left, capacity));
     return racks;
+}
+
+std::string ClusterSpec::describeRacks() const {
+    const std::vector<int> racks = nodesInRacks();
+    const std::string count =
+        std::to_string(racks.size()) + (racks.size() == 1 ? " rack" : " racks");
+    // Runs of equal racks, so thousands of racks stay one short phrase.
+    std::vector<std::pair<int, int>> runs; // (racks, nodes in each)
+    for (const int nodes_in_rack : racks) {
+        if (runs.empty() || runs.back().second != nodes_in_rack)
+            runs.emplace_back(0, nodes_in_rack);
+        ++runs.back().first;
+    }
+    if (runs.size() <= 1) {
+        const int n = runs.empty() ? 0 : runs.front().second;
+        return count + " of " + std::to_string(n) + (n == 1 ? " node" : " nodes");
+    }
+    std::string text = count + " (";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        text += i ? " + " : "";
+        if (runs[i].first > 1)
+            text += std::to_string(runs[i].first) + " x ";
+        text += std::to_string(runs[i].second);
+    }
+    return text + " nodes, up to " + std::to_string(std::max(1, nodes_per_rack)) + " each)";
 }
 
 double bytesPerElement(Precision p) {

@@ -121,14 +121,12 @@ Content gather(const DesignReportInput& input) {
         out.summary_labels << label;
         out.summary_values << value;
     };
-    add(QStringLiteral("Cluster"),
-        QStringLiteral("%1 × %2 in %3 nodes of %4 GPUs, %5 rack(s) of up to %6 nodes")
-            .arg(c.gpuCount())
-            .arg(qs(c.gpu.name))
-            .arg(c.nodes)
-            .arg(c.gpus_per_node)
-            .arg(c.rackCount())
-            .arg(c.nodes_per_rack));
+    add(QStringLiteral("Cluster"), QStringLiteral("%1 × %2 in %3 nodes of %4 GPUs, %5")
+                                       .arg(c.gpuCount())
+                                       .arg(qs(c.gpu.name))
+                                       .arg(c.nodes)
+                                       .arg(c.gpus_per_node)
+                                       .arg(qs(c.describeRacks())));
     add(QStringLiteral("Network"),
         QStringLiteral("%1 %2 GB/s per GPU per direction; %3 × %4 per node, %5, "
                        "oversubscription %6:1")

@@ -280,10 +280,7 @@ QString HardwarePalette::targetState(Target target) const {
             .arg(c.gpus_per_node)
             .arg(c.gpuCount());
     case Target::add:
-        return tr("now %1 nodes in %2 rack%3")
-            .arg(c.nodes)
-            .arg(c.rackCount())
-            .arg(c.rackCount() == 1 ? QString() : QStringLiteral("s"));
+        return tr("now %1 nodes in %2").arg(c.nodes).arg(QString::fromStdString(c.describeRacks()));
     case Target::scale_up:
         return tr("now %1 %2 GB/s per GPU, %3 µs, %4 GPUs per domain")
             .arg(QString::fromStdString(c.gpu.scale_up_fabric), number(c.gpu.scale_up_gbps),
@@ -298,9 +295,10 @@ QString HardwarePalette::targetState(Target target) const {
                    ? tr("%1 per rack = NVLink domain of %2 GPUs (wheel / ▲▼)")
                          .arg(c.nodes_per_rack)
                          .arg(c.gpusPerScaleUpDomain())
-                   : tr("%1 per rack → %2 racks; regroups racks only (wheel / ▲▼)")
+                   : tr("%1 fit a rack → %2; drag nodes between racks in the topology "
+                        "(wheel / ▲▼)")
                          .arg(c.nodes_per_rack)
-                         .arg(c.rackCount());
+                         .arg(QString::fromStdString(c.describeRacks()));
     }
     return {};
 }
@@ -342,7 +340,10 @@ QStringList HardwarePalette::dropAssignments(int index, Target target, QString* 
                 QStringLiteral("cluster.scale_up.latency_us=") + number(gpu->scale_up_latency_us),
                 QStringLiteral("cluster.scale_up.name=") +
                     QString::fromStdString(gpu->scale_up_fabric),
-                QStringLiteral("cluster.nodes=%1").arg(nodes)};
+                QStringLiteral("cluster.nodes=%1").arg(nodes),
+                // Racks of the new shape are filled in turn; the old per-rack counts describe
+                // other racks.
+                QStringLiteral("cluster.rack_nodes=[]")};
     }
     case Target::add: {
         if (item.kind != ItemKind::node)

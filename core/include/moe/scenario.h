@@ -105,6 +105,9 @@ struct ClusterSpec {
     /// one possibly partial). Entries over the remaining nodes are clipped (validation refuses
     /// them), so the counts always sum to `nodes`.
     std::vector<int> nodesInRacks() const;
+    /// The racks in words: "2 racks of 4 nodes", "3 racks (3 + 4 + 1 nodes, up to 4 each)",
+    /// "256 racks (255 x 8 + 3 nodes, up to 8 each)".
+    std::string describeRacks() const;
     /// GPUs that share one scale-up (NVLink) domain.
     int gpusPerScaleUpDomain() const {
         return scale_up_domain == ScaleUpDomain::node ? gpus_per_node
