@@ -278,7 +278,11 @@ private slots:
         c.nodes_per_rack = 8;
         QCOMPARE(c.describeRacks(), std::string("257 racks (256 x 8 + 3 nodes, up to 8 each)"));
         c.nodes = 1;
-        QCOMPARE(c.describeRacks(), std::string("1 rack of 1 node"));
+        QCOMPARE(c.describeRacks(), std::string("1 rack of 1 node (room for 8)"));
+        c.nodes = 12;
+        c.nodes_per_rack = 4;
+        c.rack_nodes = {3, 3, 3, 3};
+        QCOMPARE(c.describeRacks(), std::string("4 racks of 3 nodes (room for 4)"));
     }
 
     void singleNodeHasNoFabric() {

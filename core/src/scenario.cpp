@@ -65,7 +65,10 @@ std::string ClusterSpec::describeRacks() const {
     }
     if (runs.size() <= 1) {
         const int n = runs.empty() ? 0 : runs.front().second;
-        return count + " of " + std::to_string(n) + (n == 1 ? " node" : " nodes");
+        const std::string room = n < nodes_per_rack
+                                     ? " (room for " + std::to_string(nodes_per_rack) + ")"
+                                     : std::string();
+        return count + " of " + std::to_string(n) + (n == 1 ? " node" : " nodes") + room;
     }
     std::string text = count + " (";
     for (std::size_t i = 0; i < runs.size(); ++i) {

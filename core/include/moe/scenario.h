@@ -105,7 +105,8 @@ struct ClusterSpec {
     /// one possibly partial). Entries over the remaining nodes are clipped (validation refuses
     /// them), so the counts always sum to `nodes`.
     std::vector<int> nodesInRacks() const;
-    /// The racks in words: "2 racks of 4 nodes", "3 racks (3 + 4 + 1 nodes, up to 4 each)",
+    /// The racks in words: "2 racks of 4 nodes", "4 racks of 3 nodes (room for 4)",
+    /// "3 racks (3 + 4 + 1 nodes, up to 4 each)",
     /// "256 racks (255 x 8 + 3 nodes, up to 8 each)".
     std::string describeRacks() const;
     /// GPUs that share one scale-up (NVLink) domain.
