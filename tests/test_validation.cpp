@@ -532,6 +532,15 @@ int lineOf(const std::string& text, const std::string& needle) {
     return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
 }
 
+/// The default scenario's YAML with the first `from` replaced by `to`.
+std::string defaultYamlWith(const std::string& from, const std::string& to) {
+    std::string yaml = defaultScenarioYaml();
+    const size_t at = yaml.find(from);
+    if (at == std::string::npos)
+        qFatal("the default scenario YAML lacks '%s'", from.c_str());
+    return yaml.replace(at, from.size(), to);
+}
+
 } // namespace
 
 class TestValidation : public QObject {
@@ -745,11 +754,7 @@ private slots:
 
     // End to end through the loader: a semantic error points at the key in the YAML text.
     void loadedTextReportsLines() {
-        std::string yaml = defaultScenarioYaml();
-        const std::string from = "\n  ep: 8\n";
-        const size_t at = yaml.find(from);
-        QVERIFY2(at != std::string::npos, "the default scenario YAML has no '  ep: 8' line");
-        yaml.replace(at, from.size(), "\n  ep: 12\n");
+        const std::string yaml = defaultYamlWith("\n  ep: 8\n", "\n  ep: 12\n");
         const int line = lineOf(yaml, "\n  ep: 12\n") + 1;
         const LoadResult r = loadScenarioText(yaml, "x.yaml");
         QVERIFY(!r.ok());
@@ -764,11 +769,8 @@ private slots:
 
     // A list entry's error points at the entry, not at the list's key.
     void rackNodesErrorPointsAtTheEntry() {
-        std::string yaml = defaultScenarioYaml();
-        const std::string from = "\n  nodes_per_rack: 4\n";
-        const size_t at = yaml.find(from);
-        QVERIFY2(at != std::string::npos, "the default scenario YAML has no 'nodes_per_rack: 4'");
-        yaml.replace(at, from.size(), "\n  nodes_per_rack: 4\n  rack_nodes:\n    - 3\n    - 5\n");
+        const std::string yaml = defaultYamlWith(
+            "\n  nodes_per_rack: 4\n", "\n  nodes_per_rack: 4\n  rack_nodes:\n    - 3\n    - 5\n");
         const int line = lineOf(yaml, "\n    - 5\n") + 1;
         const LoadResult r = loadScenarioText(yaml, "x.yaml");
         QVERIFY(!r.ok());
@@ -780,11 +782,7 @@ private slots:
     }
 
     void loadedTextReportsBatchLine() {
-        std::string yaml = defaultScenarioYaml();
-        const std::string from = "global_batch: 512";
-        const size_t at = yaml.find(from);
-        QVERIFY2(at != std::string::npos, "the default scenario YAML has no 'global_batch: 512'");
-        yaml.replace(at, from.size(), "global_batch: 500");
+        const std::string yaml = defaultYamlWith("global_batch: 512", "global_batch: 500");
         const int line = lineOf(yaml, "global_batch: 500");
         const LoadResult r = loadScenarioText(yaml, "b.yaml");
         QVERIFY(!r.ok());
