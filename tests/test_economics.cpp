@@ -206,6 +206,28 @@ private slots:
                              [](const DesignWarning& w) { return w.code == "rack-power-over"; }));
     }
 
+    void lowGoodputIsWarned() {
+        Scenario s = defaultSample();
+        const auto lowGoodput = [](const Report& r) {
+            return std::find_if(r.warnings.begin(), r.warnings.end(),
+                                [](const DesignWarning& w) { return w.code == "low-goodput"; });
+        };
+        const Report fine = evaluate(s);
+        QVERIFY(fine.economics.reliability.goodput > 0.9);
+        QVERIFY(lowGoodput(fine) == fine.warnings.end());
+        // Storage at 1 MB/s per node: a checkpoint takes hours, goodput collapses.
+        s.cluster.reliability.checkpoint_write_gbps_per_node = 0.001;
+        const Report slow = evaluate(s);
+        const ReliabilityFigures& f = slow.economics.reliability;
+        QVERIFY(f.goodput < 0.9);
+        const auto w = lowGoodput(slow);
+        QVERIFY(w != slow.warnings.end());
+        QCOMPARE(w->severity, DesignWarning::Severity::warning);
+        QVERIFY2(
+            w->message.starts_with("goodput " + std::to_string(std::lround(f.goodput * 100)) + "%"),
+            w->message.c_str());
+    }
+
     void moreGpusLowerTheMtbf() {
         Scenario s = defaultSample();
         const double mtbf8 = evaluate(s).economics.reliability.mtbf_s;
