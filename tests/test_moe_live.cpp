@@ -2,7 +2,11 @@
 // with the replay playing, saves a screenshot, and counts the GPU cells in it: every cell is
 // a quad in a colour of the ramp, separated from its neighbours by background, so the number
 // of 4-connected regions of ramp-coloured pixels inside the map is the number of GPUs drawn.
+// The map's layout arithmetic (cluster_map.h) is checked directly, without a window.
+#include "cluster_map.h"
 #include "test_support.h"
+
+#include "moe/scenario_io.h"
 
 #include <QtTest>
 
@@ -11,9 +15,15 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
+#include <set>
 #include <vector>
 
 namespace {
+
+/// The default scenario (8 nodes of 8 GPUs) in an uneven rack of 5 nodes and one of 3, both
+/// of capacity 5: the same overrides for the layout check and the screenshot.
+const QStringList kUnevenRacks = {"--set", "cluster.nodes_per_rack=5", "--set",
+                                  "cluster.rack_nodes=[5, 3]"};
 
 struct Run {
     QString out;
@@ -149,6 +159,48 @@ private slots:
     void sixteenThousandGpus() {
         const Run r = run({"--gpus", "16384", "--metric", "a2a"}, "1920x1200", 100);
         check(r, 16384);
+    }
+
+    // Uneven racks follow the scenario: node 5 starts rack 1, every GPU has a cell of its own,
+    // and the cell's centre hit-tests back to the GPU; free slots and gaps hit nothing.
+    void unevenRackLayout() {
+        std::vector<std::string> overrides;
+        for (int i = 1; i < kUnevenRacks.size(); i += 2)
+            overrides.push_back(kUnevenRacks[i].toStdString());
+        const moe::LoadResult loaded = moe::loadScenarioTextWithOverrides(
+            moe::defaultScenarioYaml(), "<built-in default>", ".", overrides);
+        QVERIFY2(loaded.ok(), moe::formatAll(loaded.diagnostics).c_str());
+        const moe::ClusterSpec& c = loaded.scenario->cluster;
+        QCOMPARE(c.nodesInRacks(), (std::vector<int>{5, 3}));
+        using moe::live::MapLayout;
+        const MapLayout l = MapLayout::make(c.gpuCount(), c.gpus_per_node, c.nodesInRacks(),
+                                            c.nodes_per_rack, 1.3f);
+        QCOMPARE(l.racks, 2);
+        QCOMPARE(l.node_rack[5], 1);
+        QCOMPARE(l.rack_first_node[1], 5);
+        QCOMPARE(l.partial_racks, std::vector<int>{1});
+        // Node 5 sits in rack 1's slot 0: the top of rack 1, not the bottom of rack 0.
+        const auto node5 = l.cellOrigin(5 * c.gpus_per_node);
+        QCOMPARE(node5, l.rackOrigin(1));
+        std::set<std::pair<float, float>> cells;
+        for (int gpu = 0; gpu < l.gpus; ++gpu) {
+            const auto [x, y] = l.cellOrigin(gpu);
+            cells.insert({x, y});
+            QCOMPARE(l.gpuAt(x + 0.5f, y + 0.5f), gpu);
+        }
+        QCOMPARE(static_cast<int>(cells.size()), 64);
+        // Rack 1's first free slot (its 4th node position) holds no GPU.
+        const auto [rack1_x, rack1_y] = l.rackOrigin(1);
+        QCOMPARE(l.gpuAt(rack1_x + 0.5f, rack1_y + 3 * (l.node_rows + MapLayout::kNodeGap) + 0.5f),
+                 -1);
+        // Racks are drawn at capacity: both are equally tall, 5 node rows and 4 gaps.
+        QCOMPARE(l.rack_h, 5 * l.node_rows + 4 * MapLayout::kNodeGap);
+    }
+
+    // The same uneven racks on screen: still exactly one cell per GPU.
+    void unevenRackScreenshot() {
+        const Run r = run(kUnevenRacks, "1024x700", 30);
+        check(r, 64);
     }
 
     // Bad input: an unknown field is reported by name, exit status 1, no window needed.

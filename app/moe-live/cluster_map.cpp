@@ -11,7 +11,8 @@
 
 namespace moe::live {
 
-MapLayout MapLayout::make(int gpus, int gpus_per_node, int nodes_per_rack, float aspect) {
+MapLayout MapLayout::make(int gpus, int gpus_per_node, const std::vector<int>& rack_nodes,
+                          int nodes_per_rack, float aspect) {
     MapLayout l;
     l.gpus = std::max(0, gpus);
     l.gpus_per_node = std::max(1, gpus_per_node);
@@ -20,7 +21,20 @@ MapLayout MapLayout::make(int gpus, int gpus_per_node, int nodes_per_rack, float
     l.node_cols = std::min(l.gpus_per_node, 8);
     l.node_rows = (l.gpus_per_node + l.node_cols - 1) / l.node_cols;
     const int nodes = (l.gpus + l.gpus_per_node - 1) / l.gpus_per_node;
-    l.racks = std::max(1, (nodes + l.nodes_per_rack - 1) / l.nodes_per_rack);
+    // Every node in exactly one rack, even when the counts do not match the GPU count: an
+    // out-of-range cell index would draw garbage.
+    l.rack_first_node.push_back(0);
+    for (size_t r = 0; l.rack_first_node.back() < nodes; ++r) {
+        const int listed = r < rack_nodes.size() ? rack_nodes[r] : l.nodes_per_rack;
+        const int in_rack =
+            std::min(std::clamp(listed, 1, l.nodes_per_rack), nodes - l.rack_first_node.back());
+        l.rack_nodes.push_back(in_rack);
+        l.rack_first_node.push_back(l.rack_first_node.back() + in_rack);
+        if (in_rack < l.nodes_per_rack)
+            l.partial_racks.push_back(static_cast<int>(r));
+        l.node_rack.insert(l.node_rack.end(), static_cast<size_t>(in_rack), static_cast<int>(r));
+    }
+    l.racks = std::max(1, static_cast<int>(l.rack_nodes.size()));
     l.rack_w = static_cast<float>(l.node_cols);
     l.rack_h = static_cast<float>(l.nodes_per_rack * l.node_rows) +
                static_cast<float>(l.nodes_per_rack - 1) * kNodeGap;
@@ -43,13 +57,18 @@ MapLayout MapLayout::make(int gpus, int gpus_per_node, int nodes_per_rack, float
     return l;
 }
 
+std::array<float, 2> MapLayout::rackOrigin(int rack) const {
+    const int rx = rack % racks_per_row, ry = rack / racks_per_row;
+    return {rx * (rack_w + kRackGap), ry * (rack_h + kRackGap)};
+}
+
 std::array<float, 2> MapLayout::cellOrigin(int gpu) const {
     const int node = gpu / gpus_per_node, local = gpu % gpus_per_node;
-    const int rack = node / nodes_per_rack, slot = node % nodes_per_rack;
-    const int rx = rack % racks_per_row, ry = rack / racks_per_row;
-    const float x = rx * (rack_w + kRackGap) + static_cast<float>(local % node_cols);
-    const float y = ry * (rack_h + kRackGap) + slot * (node_rows + kNodeGap) +
-                    static_cast<float>(local / node_cols);
+    const int rack = node_rack[static_cast<size_t>(node)];
+    const int slot = node - rack_first_node[static_cast<size_t>(rack)];
+    const auto [rack_x, rack_y] = rackOrigin(rack);
+    const float x = rack_x + static_cast<float>(local % node_cols);
+    const float y = rack_y + slot * (node_rows + kNodeGap) + static_cast<float>(local / node_cols);
     return {x, y};
 }
 
@@ -71,7 +90,10 @@ int MapLayout::gpuAt(float x, float y) const {
     if (local >= gpus_per_node)
         return -1;
     const int rack = ry * racks_per_row + rx;
-    const int gpu = (rack * nodes_per_rack + slot) * gpus_per_node + local;
+    if (rack >= static_cast<int>(rack_nodes.size()) ||
+        slot >= rack_nodes[static_cast<size_t>(rack)])
+        return -1; // past the last rack, or a free slot of a partly filled rack
+    const int gpu = (rack_first_node[static_cast<size_t>(rack)] + slot) * gpus_per_node + local;
     return gpu < gpus ? gpu : -1;
 }
 

@@ -10,20 +10,31 @@
 namespace moe::live {
 
 /// Where every GPU sits, in world units (one GPU cell = 1 x 1). Pure arithmetic, no GL.
+/// Racks are drawn at their capacity, so a partly filled rack shows its free slots as space.
 struct MapLayout {
-    int gpus = 0, gpus_per_node = 1, nodes_per_rack = 1;
+    int gpus = 0, gpus_per_node = 1;
+    int nodes_per_rack = 1; ///< a rack's capacity; racks may hold fewer (cluster.rack_nodes)
     int node_cols = 1, node_rows = 1; ///< GPU cells per node row / rows per node
     int racks = 0, racks_per_row = 1;
+    std::vector<int> rack_nodes;            ///< nodes in each rack (ClusterSpec::nodesInRacks)
+    std::vector<int> rack_first_node;       ///< racks + 1 entries; rack r: [first[r], first[r+1])
+    std::vector<int> node_rack;             ///< the rack of every node
+    std::vector<int> partial_racks;         ///< racks holding fewer nodes than their capacity
     static constexpr float kNodeGap = 0.5f; ///< between nodes of a rack
     static constexpr float kRackGap = 1.5f; ///< between racks
     float rack_w = 1, rack_h = 1;
     float width = 1, height = 1; ///< whole map
 
-    /// Lays out `gpus` GPUs so that the map's aspect ratio is close to `aspect` (width/height).
-    static MapLayout make(int gpus, int gpus_per_node, int nodes_per_rack, float aspect);
+    /// Lays out `gpus` GPUs in racks of `rack_nodes` nodes each (consecutive nodes, every
+    /// count clamped to 1..nodes_per_rack; nodes beyond them fill further racks of
+    /// nodes_per_rack) so that the map's aspect ratio is close to `aspect` (width/height).
+    static MapLayout make(int gpus, int gpus_per_node, const std::vector<int>& rack_nodes,
+                          int nodes_per_rack, float aspect);
     /// Top-left corner of GPU `gpu`'s cell.
     std::array<float, 2> cellOrigin(int gpu) const;
-    /// The GPU whose cell contains world point (x, y), or -1 (gaps and outside).
+    /// Top-left corner of rack `rack`'s frame (rack_w x rack_h, its full capacity).
+    std::array<float, 2> rackOrigin(int rack) const;
+    /// The GPU whose cell contains world point (x, y), or -1 (gaps, free slots and outside).
     int gpuAt(float x, float y) const;
 };
 

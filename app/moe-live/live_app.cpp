@@ -185,17 +185,20 @@ void LiveApp::start(const Scenario& scenario, const std::string& base_dir) {
 }
 
 void LiveApp::install(Evaluated evaluated) {
-    const bool reshaped = !current_.report ||
-                          evaluated.scenario.cluster.gpuCount() != layout_.gpus ||
-                          evaluated.scenario.cluster.gpus_per_node != layout_.gpus_per_node ||
-                          evaluated.scenario.cluster.nodes_per_rack != layout_.nodes_per_rack;
+    const ClusterSpec& cluster = evaluated.scenario.cluster;
+    const std::vector<int> rack_nodes = cluster.nodesInRacks();
+    const bool reshaped = !current_.report || cluster.gpuCount() != layout_.gpus ||
+                          cluster.gpus_per_node != layout_.gpus_per_node ||
+                          cluster.nodes_per_rack != layout_.nodes_per_rack ||
+                          rack_nodes != layout_.rack_nodes;
+    racks_text_ = cluster.describeRacks();
     current_ = std::move(evaluated);
     replay_ = std::make_unique<Replay>(current_.model);
     replay_->advance(&gpu_metrics_);
     if (reshaped) {
         const float aspect = map_w_ > 0 && map_h_ > 0 ? static_cast<float>(map_w_) / map_h_ : 1.3f;
         layout_ = MapLayout::make(current_.scenario.cluster.gpuCount(),
-                                  current_.scenario.cluster.gpus_per_node,
+                                  current_.scenario.cluster.gpus_per_node, rack_nodes,
                                   current_.scenario.cluster.nodes_per_rack, aspect);
         map_.setLayout(layout_);
         camera_fitted_ = false;
@@ -414,8 +417,8 @@ void LiveApp::uiControls() {
 
     const Report& r = *current_.report;
     const Scenario& s = current_.scenario;
-    ImGui::Text("%d GPUs = %d nodes x %d, %d per rack", r.gpus, s.cluster.nodes,
-                s.cluster.gpus_per_node, s.cluster.nodes_per_rack);
+    ImGui::TextWrapped("%d GPUs = %d nodes x %d, %s", r.gpus, s.cluster.nodes,
+                       s.cluster.gpus_per_node, racks_text_.c_str());
     ImGui::Text("TP%d CP%d PP%d DP%d EP%d ETP%d  %s", s.layout.tp, s.layout.cp, s.layout.pp,
                 s.layout.dp, s.layout.ep, s.layout.etp, toString(s.layout.order).c_str());
     ImGui::Text("step %.3f s   MFU %.1f%%   %.0f tok/s/GPU", r.step_time_s, r.throughput.mfu * 100,
@@ -604,8 +607,8 @@ void LiveApp::uiMap(int fb_w, int fb_h) {
         return;
     if (!camera_fitted_) {
         const float aspect = static_cast<float>(map_w_) / map_h_;
-        const MapLayout fresh =
-            MapLayout::make(layout_.gpus, layout_.gpus_per_node, layout_.nodes_per_rack, aspect);
+        const MapLayout fresh = MapLayout::make(layout_.gpus, layout_.gpus_per_node,
+                                                layout_.rack_nodes, layout_.nodes_per_rack, aspect);
         if (fresh.racks_per_row != layout_.racks_per_row) {
             layout_ = fresh;
             map_.setLayout(layout_);
@@ -631,12 +634,25 @@ void LiveApp::uiMap(int fb_w, int fb_h) {
             camera_fitted_ = false;
     }
 
-    // Hottest GPUs: white outlines on the background draw list (under the windows, over the
-    // map), at least 6 pixels wide so they show at any zoom.
+    // Overlays on the background draw list: under the windows, over the map.
     ImDrawList* bg = ImGui::GetBackgroundDrawList();
     bg->PushClipRect(
         ImVec2(static_cast<float>(map_x_), static_cast<float>(map_y_)),
         ImVec2(static_cast<float>(map_x_ + map_w_), static_cast<float>(map_y_ + map_h_)));
+    // A partly filled rack gets a dim frame at its capacity, so its free slots read as free
+    // rack space rather than as the end of the map. Grey, so it never counts as a cell; on the
+    // rack's edge, which the inset cells keep clear of and the fitted view keeps on screen.
+    for (const int rack : layout_.partial_racks) {
+        const auto [wx, wy] = layout_.rackOrigin(rack);
+        const ImVec2 lo(map_x_ + (wx - camera_.origin_x) * camera_.scale,
+                        map_y_ + (wy - camera_.origin_y) * camera_.scale);
+        const ImVec2 hi(lo.x + layout_.rack_w * camera_.scale,
+                        lo.y + layout_.rack_h * camera_.scale);
+        if (hi.x < map_x_ || hi.y < map_y_ || lo.x > map_x_ + map_w_ || lo.y > map_y_ + map_h_)
+            continue;
+        bg->AddRect(lo, hi, IM_COL32(96, 96, 104, 255));
+    }
+    // Hottest GPUs: white outlines at least 6 pixels wide, so they show at any zoom.
     for (const int gpu : hottest_) {
         const auto [wx, wy] = layout_.cellOrigin(gpu);
         const float cx = map_x_ + (wx + 0.5f - camera_.origin_x) * camera_.scale;
@@ -655,10 +671,11 @@ void LiveApp::uiMap(int fb_w, int fb_h) {
         if (gpu >= 0 && gpu < static_cast<int>(p.coords.size()) &&
             gpu < static_cast<int>(gpu_metrics_.tokens.size())) {
             const RankCoords& rc = p.coords[static_cast<size_t>(gpu)];
-            const int node = gpu / std::max(1, layout_.gpus_per_node);
+            const int node = gpu / layout_.gpus_per_node;
+            const int rack = layout_.node_rack[static_cast<size_t>(node)];
             ImGui::BeginTooltip();
-            ImGui::Text("GPU %d  (node %d, rack %d)", gpu, node,
-                        node / std::max(1, layout_.nodes_per_rack));
+            ImGui::Text("GPU %d  (node %d, rack %d: %d of %d nodes)", gpu, node, rack,
+                        layout_.rack_nodes[static_cast<size_t>(rack)], layout_.nodes_per_rack);
             ImGui::Text("TP %d  CP %d  DP %d  PP %d  |  EP %d  ETP %d  EDP %d", rc.tp, rc.cp, rc.dp,
                         rc.pp, rc.ep, rc.etp, rc.edp);
             ImGui::Separator();

@@ -129,6 +129,7 @@ private:
 
     ClusterMap map_;
     MapLayout layout_;
+    std::string racks_text_; ///< ClusterSpec::describeRacks of the shown scenario
     MapCamera camera_;
     bool camera_fitted_ = false;
     int map_x_ = 0, map_y_ = 0, map_w_ = 0, map_h_ = 0;
