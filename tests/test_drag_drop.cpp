@@ -1,6 +1,7 @@
-// Drag-and-drop experiments (issue 7): the layout bar, the expert placement grid and the
-// hardware palette, driven with mouse press/move/release and keys in the offscreen platform.
-// Each drag must be one undo command that undo reverts; a refused drag changes nothing.
+// Drag-and-drop experiments (issue 7): the layout bar, the expert placement grid, the
+// hardware palette and nodes dragged between the topology view's racks, driven with mouse
+// press/move/release and keys in the offscreen platform. Each drag must be one undo command that
+// undo reverts; a refused drag changes nothing.
 
 #include "moe/edits.h"
 #include "moe/evaluate.h"
@@ -12,13 +13,16 @@
 #include "moe_widgets/placement_grid.h"
 #include "moe_widgets/scenario_document.h"
 #include "moe_widgets/topology_view.h"
+#include "moe_widgets/view_state.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QGraphicsView>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QUndoStack>
@@ -86,6 +90,7 @@ private slots:
     void hardwareLinkTiers();
     void hardwareKeyboardAndRacks();
     void dropOnTopologyInTheWindow();
+    void topologyMovesNodesBetweenRacks();
     void previewCost();
     void renderForInspection();
 };
@@ -527,6 +532,165 @@ void TestDragDrop::dropOnTopologyInTheWindow() {
              QStringLiteral("tp-cp-dp-ep-pp"));
     window.evaluateNow();
     QVERIFY(window.currentResult()->scenario == window.document()->scenario());
+}
+
+void TestDragDrop::topologyMovesNodesBetweenRacks() {
+    // The default cluster (8 nodes) in racks of up to 5: rack 0 full (5), rack 1 with 3 nodes
+    // and two free slots. A 40 kW rack limit that a full rack of H100 nodes exceeds.
+    ScenarioDocument doc;
+    QVERIFY(!hasErrors(doc.setFields(QStringLiteral("racks"),
+                                     {QStringLiteral("cluster.nodes_per_rack=5"),
+                                      QStringLiteral("cluster.rack_power_limit_kw=40")})));
+    doc.undoStack()->clear();
+    const Scenario before = doc.scenario();
+    QCOMPARE(before.cluster.nodesInRacks(), (std::vector<int>{5, 3}));
+    ViewState state;
+    TopologyView view(&doc, &state);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto refresh = [&] { view.showResult(evaluated(doc.scenario())); };
+    refresh();
+    QGraphicsView* gv = view.graphicsView();
+    QWidget* viewport = gv->viewport();
+    QVERIFY(view.detail() != TopologyView::Detail::racks); // nodes are drawn: they can be dragged
+    const auto at = [&](const QRectF& scene_rect) { return gv->mapFromScene(scene_rect.center()); };
+    QCOMPARE(view.nodeAtScenePos(view.nodeSceneRect(6).center()), 6);
+    QVERIFY(view.rackSceneRect(1).contains(view.nodeSceneRect(5)));
+    QVERIFY(!view.newRackSceneRect().isEmpty());
+    QVERIFY(view.newRackSceneRect().left() > view.rackSceneRect(1).right());
+
+    // The rack caption: nodes held of the capacity, IT power, and the rack over the limit.
+    const QPointF rack0_header = view.rackSceneRect(0).topLeft() + QPointF(12, 10);
+    const QString tip0 = view.toolTipAt(rack0_header);
+    QVERIFY2(tip0.contains(QStringLiteral("rack 0 · 5 of 5 nodes · ")) &&
+                 tip0.contains(QStringLiteral(" kW")) &&
+                 tip0.contains(QStringLiteral("over the 40.0 kW rack limit")),
+             qPrintable(tip0));
+    const QString tip1 = view.toolTipAt(view.rackSceneRect(1).topLeft() + QPointF(12, 10));
+    QVERIFY2(tip1.contains(QStringLiteral("rack 1 · 3 of 5 nodes")) && !tip1.contains("over the"),
+             qPrintable(tip1));
+
+    // Node 1 dragged from rack 0 onto rack 1: racks of 4 and 4, one undo step.
+    QVERIFY2(view.nodeMovePreview(1, 1).startsWith(
+                 QStringLiteral("Move node 1 from rack 0 to "
+                                "rack 1: rack 1 then holds 4 of 5 nodes")),
+             qPrintable(view.nodeMovePreview(1, 1)));
+    drag(viewport, at(view.nodeSceneRect(1)), at(view.rackSceneRect(1)));
+    QCOMPARE(doc.scenario().cluster.nodesInRacks(), (std::vector<int>{4, 4}));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Move node 1 from rack 0 to rack 1"));
+    QVERIFY(view.message().isEmpty());
+    const Scenario dragged = doc.scenario();
+    refresh(); // the scene is rebuilt for the new racks
+    QCOMPARE(view.nodeAtScenePos(view.nodeSceneRect(4).center()), 4);
+    QVERIFY(view.rackSceneRect(1).contains(view.nodeSceneRect(4)));
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+    refresh();
+
+    // Mid-drag: the ghost and the verdict on the rack under the cursor (MOE_DRAG_PNG_DIR keeps
+    // pictures of them); Escape cancels.
+    const QString dir = qEnvironmentVariable("MOE_DRAG_PNG_DIR");
+    if (!dir.isEmpty())
+        QDir().mkpath(dir);
+    sendMouse(viewport, QEvent::MouseButtonPress, at(view.nodeSceneRect(6)));
+    for (const QRectF& over : {view.rackSceneRect(0), view.newRackSceneRect()}) {
+        sendMouse(viewport, QEvent::MouseMove, at(over) + QPoint(-5, 20));
+        const QImage image = view.grab().toImage();
+        QVERIFY(!image.isNull());
+        if (!dir.isEmpty())
+            image.save(dir + (over == view.newRackSceneRect()
+                                  ? QStringLiteral("/topology_drag_new_rack.png")
+                                  : QStringLiteral("/topology_drag_refused.png")));
+    }
+    QTest::keyClick(gv, Qt::Key_Escape);
+    sendMouse(viewport, QEvent::MouseButtonRelease, at(view.newRackSceneRect()));
+    QVERIFY(doc.scenario() == before);
+    QCOMPARE(doc.undoStack()->index(), 0);
+
+    // Rack 1's node onto the full rack 0: refused with the reason, nothing changes.
+    const QString refused = view.nodeMovePreview(6, 0);
+    QVERIFY2(refused.startsWith(QStringLiteral("Refused: ")) &&
+                 refused.contains(QStringLiteral("more than a rack holds")),
+             qPrintable(refused));
+    drag(viewport, at(view.nodeSceneRect(6)), at(view.rackSceneRect(0)));
+    QVERIFY(doc.scenario() == before);
+    QCOMPARE(doc.undoStack()->index(), 0);
+    QVERIFY2(view.message().contains(QStringLiteral("more than a rack holds")),
+             qPrintable(view.message()));
+
+    // Onto "+ new rack": a third rack with the one node.
+    drag(viewport, at(view.nodeSceneRect(2)), at(view.newRackSceneRect()));
+    QCOMPARE(doc.scenario().cluster.nodesInRacks(), (std::vector<int>{4, 3, 1}));
+    QCOMPARE(doc.undoStack()->index(), 1);
+    QVERIFY(view.message().isEmpty());
+    refresh();
+    QVERIFY(!view.rackSceneRect(2).isEmpty());
+    QVERIFY(view.rackSceneRect(2).contains(view.nodeSceneRect(7)));
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+    refresh();
+
+    // A click (no movement) on a node still selects its GPU; Alt+Right moves the selected GPU's
+    // node to the next rack, as the drag did, and the selection follows it.
+    QTest::mouseClick(viewport, Qt::LeftButton, {}, at(view.gpuSceneRect(4 * 8 + 3)));
+    QCOMPARE(state.selectedGpu(), 4 * 8 + 3);
+    QVERIFY(doc.scenario() == before);
+    QTest::keyClick(gv, Qt::Key_Right, Qt::AltModifier);
+    QVERIFY(doc.scenario() == dragged);
+    QCOMPARE(doc.undoStack()->index(), 1);
+    refresh();
+    QVERIFY(view.rackSceneRect(1).contains(view.gpuSceneRect(state.selectedGpu())));
+    // Alt+Right again: there is no rack after rack 1 (Alt+N opens one).
+    QTest::keyClick(gv, Qt::Key_Right, Qt::AltModifier);
+    QVERIFY(doc.scenario() == dragged);
+    QVERIFY2(view.message().contains(QStringLiteral("Alt+N")), qPrintable(view.message()));
+    QTest::keyClick(gv, Qt::Key_N, Qt::AltModifier);
+    QCOMPARE(doc.scenario().cluster.nodesInRacks(), (std::vector<int>{4, 3, 1}));
+    QCOMPARE(doc.undoStack()->index(), 2);
+    refresh();
+    QVERIFY(view.rackSceneRect(2).contains(view.gpuSceneRect(state.selectedGpu())));
+    QTest::keyClick(gv, Qt::Key_Left, Qt::AltModifier);
+    QCOMPARE(doc.scenario().cluster.nodesInRacks(), (std::vector<int>{4, 4}));
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+
+    // A GB200 NVL72 rack is one NVLink domain: every move is refused with that reason.
+    LoadResult gb200 = loadScenarioFile(MOE_SAMPLES_DIR "/gb200-nvl72-deepseek-v3.yaml");
+    QVERIFY(gb200.ok());
+    doc.reset(*gb200.scenario);
+    refresh();
+    view.zoomToGpu(60, 40);
+    const QString nvlink = view.nodeMovePreview(15, 1);
+    QVERIFY2(nvlink.startsWith(QStringLiteral("Refused: ")) &&
+                 nvlink.contains(QStringLiteral("NVLink domain")),
+             qPrintable(nvlink));
+    QVERIFY(!view.moveNode(15, 1));
+    QVERIFY(view.message().contains(QStringLiteral("NVLink domain")));
+    QCOMPARE(doc.undoStack()->count(), 0);
+    if (!dir.isEmpty())
+        view.grab().toImage().save(dir + QStringLiteral("/topology_gb200_refused.png"));
+
+    // The middle button pans anywhere, also over a node (where the left button picks it up).
+    QScrollBar* scroll = gv->horizontalScrollBar();
+    const int scrolled = scroll->value();
+    const QPoint over_node = at(view.nodeSceneRect(15));
+    const auto middle = [&](QEvent::Type type, const QPoint& pos) {
+        QMouseEvent event(type, QPointF(pos), QPointF(viewport->mapToGlobal(pos)),
+                          type == QEvent::MouseMove ? Qt::NoButton : Qt::MiddleButton,
+                          type == QEvent::MouseButtonRelease ? Qt::MouseButtons()
+                                                             : Qt::MouseButtons(Qt::MiddleButton),
+                          Qt::NoModifier);
+        QApplication::sendEvent(viewport, &event);
+    };
+    middle(QEvent::MouseButtonPress, over_node);
+    middle(QEvent::MouseMove, over_node - QPoint(60, 0));
+    middle(QEvent::MouseButtonRelease, over_node - QPoint(60, 0));
+    QCOMPARE(scroll->value(), scrolled + 60);
+    QCOMPARE(doc.undoStack()->count(), 0);
 }
 
 void TestDragDrop::previewCost() {

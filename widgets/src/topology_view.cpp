@@ -1,5 +1,6 @@
 #include "moe_widgets/topology_view.h"
 
+#include "experiment_support.h"
 #include "moe_widgets/palette.h"
 #include "moe_widgets/scenario_document.h"
 #include "view_export.h"
@@ -12,6 +13,7 @@
 #include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLinearGradient>
 #include <QMouseEvent>
@@ -67,6 +69,7 @@ constexpr double kSpineLabelH = 30;
 constexpr double kMeshH = 150;
 constexpr double kStubH = 64;
 constexpr double kTrunkLane = 8;
+constexpr double kNewRackMinW = 100; ///< the "+ new rack" drop zone, narrower than a rack
 
 // Levels of detail by the on-screen width of a GPU tile: labels need ~28 px, a coloured cell
 // stays legible down to ~4 px; below that racks are drawn whole.
@@ -149,13 +152,16 @@ struct TopologyModel {
     ViewTheme theme = viewTheme(false);
     GpuMetric metric = GpuMetric::expert_load;
 
-    // Shape.
+    // Shape. `npr` is a rack's capacity: racks are drawn with that many slots and may hold fewer
+    // nodes (graph->rack_first_node says which).
     int gpus = 0, gpn = 1, npr = 1, nodes = 0, racks = 0, nics_per_node = 1;
     bool rack_domain = false;
     int nic_base = 0, leaf_base = 0, spine_base = 0;
     double node_w = 0, node_h = 0, rack_w = 0, rack_h = 0;
     int node_cols = 1, node_rows = 1; ///< nodes of a rack, column-major (tall racks fold)
     std::vector<QRectF> rack_rects;
+    QRectF new_rack_rect; ///< the "+ new rack" drop zone after the last rack
+    QRectF view_bounds;   ///< bounds and the drop zone (the scene; exports leave the zone out)
     std::vector<int> rack_pod;
     std::vector<Pod> pods;
     std::vector<int> leaf_pod, leaf_slot;
@@ -178,6 +184,8 @@ struct TopologyModel {
     std::vector<double> leaf_up_util, leaf_down_util, spine_util;
     std::vector<double> node_scale_up_util, rack_scale_up_util;
     int busiest_link = -1;
+    std::vector<double> rack_power_w;     ///< report.economics.power.rack_w
+    std::vector<uint8_t> rack_over_power; ///< named by the rack-power-over warning
 
     // GPU metric.
     std::vector<double> value; ///< colour ramp input (0..1), NaN = not applicable
@@ -200,6 +208,15 @@ struct TopologyModel {
     bool any_highlight = false;
     QString highlight_label;
     bool exporting = false;
+    bool editable = false; ///< a document to edit: nodes can be dragged between racks
+    struct NodeDrag {
+        int node = -1;      ///< -1 = no drag
+        QPointF pos;        ///< cursor, scene
+        QPointF grab;       ///< cursor - the node's top left at the press
+        int target = -1;    ///< rack under the cursor (racks = the new-rack zone), -1 none
+        bool valid = false; ///< the preview of dropping there applies
+        QString preview;    ///< what the drop does, or why it is refused
+    } drag;
 
     double util(int link) const {
         if (!report || link < 0 || link >= static_cast<int>(report->link_utilization.size()))
@@ -215,13 +232,36 @@ struct TopologyModel {
     QColor linkColor(double u, double link_bytes) const {
         return link_bytes > 0 ? widgets::linkColor(u, theme.dark) : theme.idle_link;
     }
-    QRectF nodeRect(int node) const {
-        const QRectF& rack = rack_rects[static_cast<size_t>(node / npr)];
-        const int slot = node % npr;
+    int rackOfNode(int node) const { return graph->node_rack[static_cast<size_t>(node)]; }
+    int firstNode(int rack) const { return graph->rack_first_node[static_cast<size_t>(rack)]; }
+    /// One past the last node of `rack`.
+    int endNode(int rack) const { return graph->rack_first_node[static_cast<size_t>(rack) + 1]; }
+    /// Slot `slot` of a rack frame (slots run down the columns).
+    QRectF slotRect(const QRectF& rack, int slot) const {
         const int col = slot / node_rows;
         const int row = slot % node_rows;
         return {rack.left() + kRackPad + col * (node_w + kNodeGap),
                 rack.top() + kRackHeader + row * (node_h + kNodeGap), node_w, node_h};
+    }
+    QRectF nodeRect(int node) const {
+        const int rack = rackOfNode(node);
+        return slotRect(rack_rects[static_cast<size_t>(rack)], node - firstNode(rack));
+    }
+    bool overPower(int rack) const {
+        return rack >= 0 && rack < static_cast<int>(rack_over_power.size()) &&
+               rack_over_power[static_cast<size_t>(rack)] != 0;
+    }
+    /// "rack 1 · 3 of 4 nodes · 26.4 kW"
+    QString rackCaption(int rack) const {
+        QString text = QStringLiteral("rack %1 · %2 of %3 nodes")
+                           .arg(rack)
+                           .arg(endNode(rack) - firstNode(rack))
+                           .arg(npr);
+        if (rack < static_cast<int>(rack_power_w.size()) &&
+            rack_power_w[static_cast<size_t>(rack)] > 0)
+            text += QStringLiteral(" · %1 kW")
+                        .arg(rack_power_w[static_cast<size_t>(rack)] / 1000, 0, 'f', 1);
+        return text;
     }
     QRectF gpuRect(int gpu) const {
         const QRectF node = nodeRect(gpu / gpn);
@@ -311,8 +351,8 @@ public:
         p->setBrush(m.theme.pod_fill);
         p->drawRoundedRect(pod.rect, 10, 10);
         const int last_rack = pod.first_rack + pod.racks - 1;
-        const int first_node = pod.first_rack * m.npr;
-        const int last_node = std::min(m.nodes, (last_rack + 1) * m.npr) - 1;
+        const int first_node = m.firstNode(pod.first_rack);
+        const int last_node = m.endNode(last_rack) - 1;
         QString caption = pod.racks == 1
                               ? QStringLiteral("rack %1").arg(pod.first_rack)
                               : QStringLiteral("racks %1–%2").arg(pod.first_rack).arg(last_rack);
@@ -366,9 +406,17 @@ void RackItem::paintWholeRack(QPainter* p, double lod) const {
     const int hot = m.rack_hot_gpu[static_cast<size_t>(rack_)];
     const QColor fill = hot >= 0 ? m.fill[static_cast<size_t>(hot)] : m.theme.no_data;
     const bool lit = m.rack_highlighted[static_cast<size_t>(rack_)] != 0;
-    p->setPen(lit ? screenPen(m.theme.highlight, 3) : screenPen(m.theme.rack_border, 1));
+    p->setPen(lit                  ? screenPen(m.theme.highlight, 3)
+              : m.overPower(rack_) ? screenPen(m.theme.danger, 3)
+                                   : screenPen(m.theme.rack_border, 1));
     p->setBrush(fill);
     p->drawRect(r);
+    // Free slots stay rack-coloured, so a rack short of nodes reads as one at a glance.
+    p->setPen(Qt::NoPen);
+    p->setBrush(m.theme.rack_fill);
+    for (int slot = m.endNode(rack_) - m.firstNode(rack_); slot < m.npr; ++slot)
+        p->drawRect(
+            m.slotRect(r, slot).adjusted(-kNodeGap / 2, -kNodeGap / 2, kNodeGap / 2, kNodeGap / 2));
     const double px = std::clamp(r.width() * lod * 0.22, 7.0, 12.0);
     drawScreenText(p, lod, r, QString::number(rack_), px, Qt::AlignCenter, textOn(fill));
 }
@@ -383,18 +431,34 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     }
     const bool full = detail == TopologyView::Detail::full;
     const QRectF rr = m.rack_rects[static_cast<size_t>(rack_)];
-    p->setPen(screenPen(m.rack_highlighted[static_cast<size_t>(rack_)] && !full
-                            ? m.theme.highlight
-                            : m.theme.rack_border,
-                        1));
+    const bool over = m.overPower(rack_);
+    p->setPen(over ? screenPen(m.theme.danger, 2.5)
+                   : screenPen(m.rack_highlighted[static_cast<size_t>(rack_)] && !full
+                                   ? m.theme.highlight
+                                   : m.theme.rack_border,
+                               1));
     p->setBrush(m.theme.rack_fill);
     p->drawRoundedRect(rr, 6, 6);
-    const int first_node = rack_ * m.npr;
-    const int last_node = std::min(m.nodes, first_node + m.npr) - 1;
-    drawScreenText(
-        p, lod, QRectF(rr.left() + kRackPad, rr.top(), rr.width() - 2 * kRackPad, kRackHeader),
-        QStringLiteral("rack %1").arg(rack_), std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0),
-        Qt::AlignLeft | Qt::AlignVCenter, m.theme.text, true);
+    const int first_node = m.firstNode(rack_);
+    const int last_node = m.endNode(rack_) - 1;
+    drawScreenText(p, lod,
+                   QRectF(rr.left() + kRackPad, rr.top(), rr.width() - 2 * kRackPad, kRackHeader),
+                   (over ? QStringLiteral("⚠ ") : QString()) + m.rackCaption(rack_),
+                   std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignLeft | Qt::AlignVCenter,
+                   over ? m.theme.danger : m.theme.text, true);
+    // Free slots, where a node dragged from another rack can go.
+    QPen free_pen = screenPen(m.theme.node_border, 1);
+    free_pen.setStyle(Qt::DashLine);
+    p->setPen(free_pen);
+    p->setBrush(Qt::NoBrush);
+    for (int slot = last_node + 1 - first_node; slot < m.npr; ++slot) {
+        const QRectF free = m.slotRect(rr, slot);
+        p->drawRoundedRect(free, 4, 4);
+        if (full)
+            drawScreenText(p, lod, free, QStringLiteral("free slot"),
+                           std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0), Qt::AlignCenter,
+                           m.theme.muted);
+    }
 
     for (int node = first_node; node <= last_node; ++node) {
         const QRectF nr = m.nodeRect(node);
@@ -617,6 +681,78 @@ void RackItem::paintGpuMarks(QPainter* p, int gpu, const QRectF& tile, double lo
         }
     }
 }
+
+/// The "+ new rack" drop zone after the last rack and, while a node is dragged, the rack it
+/// would go to (accent: the move applies; danger: refused) and the node's ghost under the cursor.
+class NodeDragItem : public QGraphicsItem {
+public:
+    explicit NodeDragItem(const TopologyModel* model)
+        : model_(model) {
+        setZValue(10);
+        setAcceptedMouseButtons(Qt::NoButton);
+    }
+    QRectF boundingRect() const override {
+        const TopologyModel& m = *model_;
+        // The ghost follows the cursor a little past the diagram.
+        return m.view_bounds.adjusted(-m.node_w, -m.node_h, m.node_w, m.node_h);
+    }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+        const TopologyModel& m = *model_;
+        if (!m.editable || m.exporting || m.new_rack_rect.isEmpty())
+            return;
+        const double lod =
+            QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
+        const TopologyModel::NodeDrag& d = m.drag;
+        const bool dragging = d.node >= 0;
+        const QColor verdict = d.valid ? m.theme.accent : m.theme.danger;
+        auto tinted = [](QColor c) {
+            c.setAlpha(40);
+            return c;
+        };
+        const bool on_zone = dragging && d.target == m.racks;
+        QPen zone_pen = screenPen(on_zone ? verdict : m.theme.node_border, on_zone ? 2.5 : 1);
+        zone_pen.setStyle(Qt::DashLine);
+        p->setPen(zone_pen);
+        p->setBrush(on_zone ? QBrush(tinted(verdict)) : QBrush(Qt::NoBrush));
+        p->drawRoundedRect(m.new_rack_rect, 6, 6);
+        drawScreenText(p, lod, m.new_rack_rect, QStringLiteral("+ new rack"),
+                       std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignCenter,
+                       dragging ? m.theme.text : m.theme.muted, dragging);
+        if (!dragging)
+            return;
+        if (d.target >= 0 && d.target < m.racks) {
+            const QRectF& r = m.rack_rects[static_cast<size_t>(d.target)];
+            p->setPen(screenPen(verdict, 3));
+            p->setBrush(tinted(verdict));
+            p->drawRoundedRect(r.adjusted(-3, -3, 3, 3), 8, 8);
+            const int held = m.endNode(d.target) - m.firstNode(d.target);
+            if (d.valid && held < m.npr) {
+                // The free slot the rack fills.
+                QPen slot_pen = screenPen(verdict, 2);
+                slot_pen.setStyle(Qt::DashLine);
+                p->setPen(slot_pen);
+                p->setBrush(tinted(verdict));
+                p->drawRoundedRect(m.slotRect(r, held), 4, 4);
+            }
+        }
+        const QRectF ghost = ghostRect();
+        QColor fill = m.theme.node_fill;
+        fill.setAlpha(190);
+        p->setPen(screenPen(m.theme.text, 1.5));
+        p->setBrush(fill);
+        p->drawRoundedRect(ghost, 4, 4);
+        drawScreenText(p, lod, ghost, QStringLiteral("node %1").arg(d.node),
+                       std::clamp(kNodeHeader * lod * 0.8, 9.0, 14.0), Qt::AlignCenter,
+                       m.theme.text, true);
+    }
+    QRectF ghostRect() const {
+        const TopologyModel& m = *model_;
+        return {m.drag.pos - m.drag.grab, QSizeF(m.node_w, m.node_h)};
+    }
+
+private:
+    const TopologyModel* model_;
+};
 
 /// Spine and leaf switches with their links: leaf<->spine (every link when the pods sit in
 /// one row, else a stub per leaf) and NIC<->leaf cables bundled per rack and leaf, batched by
@@ -924,15 +1060,96 @@ protected:
     }
     void mousePressEvent(QMouseEvent* e) override {
         press_pos_ = e->pos();
+        press_node_ = -1;
+        dragging_ = false;
+        if (e->button() == Qt::MiddleButton) {
+            // Pans anywhere, also where the left button would pick up a node.
+            viewport()->setCursor(Qt::ClosedHandCursor);
+            e->accept();
+            return;
+        }
+        if (e->button() == Qt::LeftButton && owner_->canDragNodes() &&
+            owner_->detail() != TopologyView::Detail::racks) {
+            const QPointF scene_pos = mapToScene(e->pos());
+            press_node_ = owner_->nodeAtScenePos(scene_pos);
+            if (press_node_ >= 0) {
+                // A press on a node drags it once it moves (a click still selects the GPU);
+                // panning starts on empty space only.
+                grab_ = scene_pos - owner_->nodeSceneRect(press_node_).topLeft();
+                e->accept();
+                return;
+            }
+        }
         QGraphicsView::mousePressEvent(e);
     }
     void mouseReleaseEvent(QMouseEvent* e) override {
+        if (e->button() == Qt::MiddleButton) {
+            viewport()->setCursor(Qt::ArrowCursor);
+            e->accept();
+            return;
+        }
+        if (press_node_ >= 0) {
+            const bool dropped = dragging_;
+            press_node_ = -1;
+            dragging_ = false;
+            viewport()->setCursor(Qt::ArrowCursor);
+            if (dropped)
+                owner_->dropNode(mapToScene(e->pos()));
+            else if (e->button() == Qt::LeftButton)
+                owner_->onClick(mapToScene(e->pos()));
+            e->accept();
+            return;
+        }
         QGraphicsView::mouseReleaseEvent(e);
         viewport()->setCursor(Qt::ArrowCursor);
         if (e->button() == Qt::LeftButton && (e->pos() - press_pos_).manhattanLength() < 4)
             owner_->onClick(mapToScene(e->pos()));
     }
+    void keyPressEvent(QKeyEvent* e) override {
+        if (e->key() == Qt::Key_Escape && dragging_) {
+            press_node_ = -1;
+            dragging_ = false;
+            viewport()->setCursor(Qt::ArrowCursor);
+            owner_->updateNodeDrag(-1, {}, {});
+            e->accept();
+            return;
+        }
+        if ((e->modifiers() & ~Qt::KeypadModifier) == Qt::AltModifier) {
+            const int step = e->key() == Qt::Key_Right                          ? 1
+                             : e->key() == Qt::Key_Left                         ? -1
+                             : e->key() == Qt::Key_N || e->key() == Qt::Key_End ? 0
+                                                                                : 2;
+            if (step != 2) {
+                owner_->moveSelectedNode(step);
+                e->accept();
+                return;
+            }
+        }
+        QGraphicsView::keyPressEvent(e);
+    }
     void mouseMoveEvent(QMouseEvent* e) override {
+        if (e->buttons() == Qt::MiddleButton) {
+            const QPoint delta = e->pos() - press_pos_;
+            press_pos_ = e->pos();
+            horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
+            verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
+            fit_mode = false;
+            e->accept();
+            return;
+        }
+        if (press_node_ >= 0 && (e->buttons() & Qt::LeftButton)) {
+            if (!dragging_ &&
+                (e->pos() - press_pos_).manhattanLength() >= QApplication::startDragDistance())
+                dragging_ = true;
+            if (dragging_) {
+                owner_->updateNodeDrag(press_node_, grab_, mapToScene(e->pos()));
+                viewport()->setCursor(owner_->model_->drag.target < 0 || owner_->model_->drag.valid
+                                          ? Qt::ClosedHandCursor
+                                          : Qt::ForbiddenCursor);
+            }
+            e->accept();
+            return;
+        }
         QGraphicsView::mouseMoveEvent(e);
         if (e->buttons() == Qt::NoButton) {
             const bool cells = owner_->detail() != TopologyView::Detail::racks;
@@ -977,6 +1194,9 @@ protected:
 private:
     TopologyView* owner_;
     QPoint press_pos_;
+    int press_node_ = -1; ///< the node pressed on (a drag once it moves), or -1
+    bool dragging_ = false;
+    QPointF grab_; ///< scene offset of the press from the node's top left
 };
 
 // --- Legend -----------------------------------------------------------------------------------
@@ -1433,6 +1653,11 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
             repaintItems();
         });
     }
+    if (document_)
+        connect(document_, &ScenarioDocument::scenarioChanged, this, [this] {
+            if (!message_.isEmpty())
+                setMessage({}); // a refusal is stale once the scenario changed
+        });
     metric_box_->setCurrentIndex(metric_box_->findData(static_cast<int>(model_->metric)));
     applyTheme();
     updateInfoPanel();
@@ -1475,8 +1700,13 @@ void TopologyView::applyTheme() {
 
 namespace {
 
+/// The hardware the scene is laid out for, then "|" and the nodes of each rack (a node moved
+/// between racks changes only that part).
 QString shapeKey(const Scenario& s, const HardwareGraph& g) {
-    return QStringLiteral("%1/%2/%3/%4/%5/%6/%7/%8")
+    QString racks;
+    for (int rack = 0; rack < g.rackCount(); ++rack)
+        racks += QString::number(g.nodesInRack(rack)) + QLatin1Char(',');
+    return QStringLiteral("%1/%2/%3/%4/%5/%6/%7/%8|%9")
         .arg(g.gpuCount())
         .arg(g.gpus_per_node)
         .arg(g.nodes_per_rack)
@@ -1484,7 +1714,8 @@ QString shapeKey(const Scenario& s, const HardwareGraph& g) {
         .arg(g.nics)
         .arg(g.leaves)
         .arg(g.spines)
-        .arg(static_cast<int>(s.cluster.fabric_topology));
+        .arg(static_cast<int>(s.cluster.fabric_topology))
+        .arg(racks);
 }
 
 } // namespace
@@ -1511,11 +1742,23 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         m.selected = -1;
     if (m.hovered >= m.graph->gpuCount())
         m.hovered = -1;
+    m.editable = document_ != nullptr;
     const QString key = shapeKey(result->scenario, *m.graph);
     if (key != shape_key_) {
+        // A node moved between racks: the user is working where they are zoomed, so the view
+        // stays there (unless it was showing the whole cluster, which it keeps doing).
+        const bool same_hardware =
+            key.section(QLatin1Char('|'), 0, 0) == shape_key_.section(QLatin1Char('|'), 0, 0);
         shape_key_ = key;
-        rebuildScene();
+        rebuildScene(same_hardware && !view_->fit_mode);
     }
+    m.rack_power_w = result->report.economics.power.rack_w;
+    m.rack_over_power.assign(static_cast<size_t>(m.racks), 0);
+    for (const DesignWarning& w : result->report.warnings)
+        if (w.code == "rack-power-over")
+            for (const int gpu : w.gpus)
+                if (gpu >= 0 && gpu < m.gpus)
+                    m.rack_over_power[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
 
     // Link aggregates (every result: traffic changes with any edit).
     const HardwareGraph& g = *m.graph;
@@ -1524,8 +1767,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         const int link = g.nic_leaf_link[static_cast<size_t>(nic)];
         if (link < 0)
             continue;
-        const int node = nic / m.nics_per_node;
-        const int rack = node / m.npr;
+        const int rack = m.rackOfNode(nic / m.nics_per_node);
         const int leaf = g.nic_leaf[static_cast<size_t>(nic)];
         auto& bundles = m.rack_bundles[static_cast<size_t>(rack)];
         auto it = std::find_if(bundles.begin(), bundles.end(),
@@ -1561,8 +1803,8 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
             const int node = link.a / m.gpn;
             m.node_scale_up_util[static_cast<size_t>(node)] =
                 std::max(m.node_scale_up_util[static_cast<size_t>(node)], u);
-            m.rack_scale_up_util[static_cast<size_t>(node / m.npr)] =
-                std::max(m.rack_scale_up_util[static_cast<size_t>(node / m.npr)], u);
+            double& rack_util = m.rack_scale_up_util[static_cast<size_t>(m.rackOfNode(node))];
+            rack_util = std::max(rack_util, u);
             break;
         }
         case LinkKind::nic_leaf: {
@@ -1617,15 +1859,18 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     repaintItems();
 }
 
-void TopologyView::rebuildScene() {
+void TopologyView::rebuildScene(bool keep_view) {
     TopologyModel& m = *model_;
     const HardwareGraph& g = *m.graph;
+    const QPointF view_center = view_->mapToScene(view_->viewport()->rect().center());
     scene_->clear();
+    drag_item_ = nullptr;
+    m.drag = {};
     m.gpus = g.gpuCount();
     m.gpn = std::max(1, g.gpus_per_node);
     m.npr = std::max(1, g.nodes_per_rack);
     m.nodes = m.gpus / m.gpn;
-    m.racks = (m.nodes + m.npr - 1) / m.npr;
+    m.racks = g.rackCount();
     m.nics_per_node = m.nodes > 0 ? std::max(1, g.nics / m.nodes) : 1;
     m.rack_domain = g.gpus_per_domain > m.gpn;
     m.nic_base = m.gpus + g.scale_up_switches;
@@ -1648,7 +1893,7 @@ void TopologyView::rebuildScene() {
     for (int nic = 0; nic < g.nics; ++nic) {
         const int leaf = g.nic_leaf[static_cast<size_t>(nic)];
         if (leaf >= 0)
-            rack_leaves[static_cast<size_t>(nic / m.nics_per_node / m.npr)].insert(leaf);
+            rack_leaves[static_cast<size_t>(m.rackOfNode(nic / m.nics_per_node))].insert(leaf);
     }
     m.pods.clear();
     m.rack_pod.assign(static_cast<size_t>(m.racks), 0);
@@ -1811,6 +2056,15 @@ void TopologyView::rebuildScene() {
     }
     const double bottom = top + rows * pod_h + (rows - 1) * detail::kPodGapY;
     m.bounds = QRectF(-16, -12, total_w + 32, bottom + 28);
+    m.new_rack_rect = QRectF();
+    m.view_bounds = m.bounds;
+    if (m.editable && m.racks > 0) {
+        const QRectF& last = m.rack_rects.back();
+        m.new_rack_rect =
+            QRectF(last.right() + detail::kRackGapX, last.top(),
+                   std::clamp(m.node_w * 0.4, detail::kNewRackMinW, m.rack_w), last.height());
+        m.view_bounds = m.bounds.united(m.new_rack_rect.adjusted(-16, -12, 16, 28));
+    }
 
     for (int p = 0; p < pod_count; ++p)
         scene_->addItem(new detail::PodItem(model_.get(), p));
@@ -1818,7 +2072,15 @@ void TopologyView::rebuildScene() {
     scene_->addItem(new detail::FabricItem(model_.get(), detail::FabricItem::Layer::leaves));
     for (int rack = 0; rack < m.racks; ++rack)
         scene_->addItem(new detail::RackItem(model_.get(), rack));
-    scene_->setSceneRect(m.bounds);
+    if (m.editable) {
+        drag_item_ = new detail::NodeDragItem(model_.get());
+        scene_->addItem(drag_item_);
+    }
+    scene_->setSceneRect(m.view_bounds);
+    if (keep_view) {
+        view_->centerOn(view_center);
+        return;
+    }
     view_->fit_mode = true;
     fitAll();
 }
@@ -1934,7 +2196,7 @@ void TopologyView::updateColors() {
         const double v = m.value[static_cast<size_t>(gpu)];
         if (!std::isfinite(v))
             continue;
-        int& hot = m.rack_hot_gpu[static_cast<size_t>(gpu / m.gpn / m.npr)];
+        int& hot = m.rack_hot_gpu[static_cast<size_t>(m.graph->rackOf(gpu))];
         if (hot < 0 || v > m.value[static_cast<size_t>(hot)])
             hot = gpu;
     }
@@ -1994,7 +2256,7 @@ void TopologyView::updateHighlight() {
         for (const int gpu : state_->highlightedGpus())
             if (gpu >= 0 && gpu < m.gpus) {
                 m.highlighted[static_cast<size_t>(gpu)] = 1;
-                m.rack_highlighted[static_cast<size_t>(gpu / m.gpn / m.npr)] = 1;
+                m.rack_highlighted[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
                 m.any_highlight = true;
             }
         m.highlight_label = state_->highlightLabel();
@@ -2064,7 +2326,7 @@ int TopologyView::gpuAtScenePos(const QPointF& pos) const {
         if (!rr.contains(pos))
             continue;
         int node = -1;
-        for (int n = rack * m.npr; n < std::min(m.nodes, (rack + 1) * m.npr); ++n)
+        for (int n = m.firstNode(rack); n < m.endNode(rack); ++n)
             if (m.nodeRect(n).contains(pos))
                 node = n;
         if (node < 0)
@@ -2094,10 +2356,10 @@ void TopologyView::repaintItems() {
 }
 
 void TopologyView::fitAll() {
-    if (model_->bounds.isEmpty())
+    if (model_->view_bounds.isEmpty())
         return;
     view_->resetTransform();
-    view_->fitInView(model_->bounds, Qt::KeepAspectRatio);
+    view_->fitInView(model_->view_bounds, Qt::KeepAspectRatio);
     view_->fit_mode = true;
     updateInfoPanel();
 }
@@ -2120,7 +2382,7 @@ void TopologyView::onClick(const QPointF& scene_pos) {
         // A click on a rack zooms in to it.
         for (int rack = 0; rack < model_->racks; ++rack)
             if (model_->rack_rects[static_cast<size_t>(rack)].contains(scene_pos)) {
-                zoomToGpu(rack * model_->npr * model_->gpn, 20);
+                zoomToGpu(model_->firstNode(rack) * model_->gpn, 20);
                 view_->centerOn(model_->rack_rects[static_cast<size_t>(rack)].center());
                 return;
             }
@@ -2133,6 +2395,230 @@ void TopologyView::onClick(const QPointF& scene_pos) {
         updateInfoPanel();
         repaintItems();
     }
+}
+
+// --- Moving nodes between racks ---------------------------------------------------------------
+
+QRectF TopologyView::nodeSceneRect(int node) const {
+    if (!model_->report || node < 0 || node >= model_->nodes)
+        return {};
+    return model_->nodeRect(node);
+}
+
+QRectF TopologyView::rackSceneRect(int rack) const {
+    if (!model_->report || rack < 0 || rack >= model_->racks)
+        return {};
+    return model_->rack_rects[static_cast<size_t>(rack)];
+}
+
+QRectF TopologyView::newRackSceneRect() const {
+    return model_->report ? model_->new_rack_rect : QRectF();
+}
+
+int TopologyView::nodeAtScenePos(const QPointF& pos) const {
+    const TopologyModel& m = *model_;
+    if (!m.report)
+        return -1;
+    for (int rack = 0; rack < m.racks; ++rack) {
+        if (!m.rack_rects[static_cast<size_t>(rack)].contains(pos))
+            continue;
+        for (int node = m.firstNode(rack); node < m.endNode(rack); ++node)
+            if (m.nodeRect(node).contains(pos))
+                return node;
+        return -1;
+    }
+    return -1;
+}
+
+int TopologyView::dropRackAt(const QPointF& pos) const {
+    const TopologyModel& m = *model_;
+    if (!m.report)
+        return -1;
+    // Half the gap between racks counts as the rack, so a drop never falls through a seam.
+    const double margin = detail::kRackGapX / 2;
+    for (int rack = 0; rack < m.racks; ++rack)
+        if (m.rack_rects[static_cast<size_t>(rack)]
+                .adjusted(-margin, -margin, margin, margin)
+                .contains(pos))
+            return rack;
+    if (m.new_rack_rect.adjusted(-margin, -margin, margin, margin).contains(pos))
+        return m.racks;
+    return -1;
+}
+
+bool TopologyView::canDragNodes() const {
+    return document_ && model_->report && model_->racks > 0;
+}
+
+namespace {
+
+QString rackNodesAssignment(const std::string& value) {
+    return QStringLiteral("cluster.rack_nodes=") + QString::fromStdString(value);
+}
+
+/// The undo step's name, and the start of the drag preview.
+QString moveTitle(int node, int from, int to_rack, int racks) {
+    return to_rack == racks
+               ? TopologyView::tr("Move node %1 from rack %2 to a new rack").arg(node).arg(from)
+               : TopologyView::tr("Move node %1 from rack %2 to rack %3")
+                     .arg(node)
+                     .arg(from)
+                     .arg(to_rack);
+}
+
+} // namespace
+
+QString TopologyView::nodeMovePreview(int node, int to_rack) const {
+    const TopologyModel& m = *model_;
+    if (!canDragNodes() || node < 0 || node >= m.nodes)
+        return {};
+    const int from = m.rackOfNode(node);
+    const ClusterSpec& cluster = document_->scenario().cluster;
+    const std::optional<std::string> value = rackNodesAfterMove(cluster, from, to_rack);
+    if (!value)
+        return {};
+    const FieldEditResult preview = document_->previewFields({rackNodesAssignment(*value)});
+    if (!preview.ok())
+        return tr("Refused: %1").arg(experiment::firstError(preview.diagnostics));
+    // The rack the node joins, as the edited scenario has it (core computes its power).
+    const ClusterSpec& after = preview.scenario->cluster;
+    if (after.nodesInRacks() == cluster.nodesInRacks())
+        return {}; // the last rack's only node into a new rack
+    const bool from_empties = cluster.nodesInRacks()[static_cast<size_t>(from)] == 1;
+    const int target = to_rack - (from_empties && to_rack > from ? 1 : 0);
+    const std::vector<int> held = after.nodesInRacks();
+    const std::vector<double> power = rackPowerW(after);
+    QString text = moveTitle(node, from, to_rack, m.racks);
+    if (target >= 0 && target < static_cast<int>(held.size())) {
+        text += tr(": rack %1 then holds %2 of %3 nodes")
+                    .arg(target)
+                    .arg(held[static_cast<size_t>(target)])
+                    .arg(after.nodes_per_rack);
+        if (target < static_cast<int>(power.size())) {
+            const double kw = power[static_cast<size_t>(target)] / 1000;
+            text += tr(", %1 kW").arg(kw, 0, 'f', 1);
+            if (after.rack_power_limit_kw > 0 && kw > after.rack_power_limit_kw)
+                text += tr(" (over the %1 kW limit)").arg(after.rack_power_limit_kw, 0, 'f', 1);
+        }
+    }
+    return text;
+}
+
+bool TopologyView::moveNode(int node, int to_rack) {
+    TopologyModel& m = *model_;
+    if (!canDragNodes() || node < 0 || node >= m.nodes || to_rack < 0 || to_rack > m.racks)
+        return false;
+    const int from = m.rackOfNode(node);
+    const ClusterSpec& cluster = document_->scenario().cluster;
+    const std::optional<std::string> value = rackNodesAfterMove(cluster, from, to_rack);
+    const FieldEditResult preview =
+        value ? document_->previewFields({rackNodesAssignment(*value)}) : FieldEditResult{};
+    if (value && preview.ok() && preview.scenario->cluster.nodesInRacks() == cluster.nodesInRacks())
+        setMessage(tr("Not applied: node %1 is already alone in the last rack").arg(node));
+    else if (!value)
+        setMessage(tr("Not applied: node %1 is in rack %2 already").arg(node).arg(from));
+    else {
+        const QString text = moveTitle(node, from, to_rack, m.racks);
+        // Racks hold consecutive nodes: the node that changes racks is the one at the boundary
+        // (numbered as now), so a selection in the moved node follows it there and Alt+Right
+        // again moves it on.
+        const int moved = to_rack > from ? m.firstNode(to_rack) - 1 : m.endNode(to_rack);
+        const Diagnostics errors = document_->setFields(text, {rackNodesAssignment(*value)});
+        if (!hasErrors(errors)) {
+            if (m.selected >= 0 && m.selected / m.gpn == node) {
+                const int gpu = moved * m.gpn + m.selected % m.gpn;
+                if (state_)
+                    state_->setSelectedGpu(gpu);
+                else
+                    m.selected = gpu;
+            }
+            setMessage({});
+            return true;
+        }
+        setMessage(tr("Not applied: %1").arg(experiment::firstError(errors)));
+    }
+    return false;
+}
+
+bool TopologyView::moveSelectedNode(int step) {
+    const TopologyModel& m = *model_;
+    if (!canDragNodes())
+        return false;
+    if (m.selected < 0 || m.selected >= m.gpus) {
+        setMessage(tr("Not applied: click a GPU first; Alt+Left, Alt+Right and Alt+N move its "
+                      "node between racks"));
+        return false;
+    }
+    const int node = m.selected / m.gpn;
+    const int from = m.rackOfNode(node);
+    const int to = step == 0 ? m.racks : from + step;
+    if (step != 0 && (to < 0 || to >= m.racks)) {
+        setMessage(
+            step < 0
+                ? tr("Not applied: rack %1 is the first rack").arg(from)
+                : tr("Not applied: rack %1 is the last rack (Alt+N opens a new one)").arg(from));
+        return false;
+    }
+    return moveNode(node, to);
+}
+
+void TopologyView::updateNodeDrag(int node, const QPointF& grab_offset, const QPointF& scene_pos) {
+    TopologyModel& m = *model_;
+    auto* ghost = static_cast<detail::NodeDragItem*>(drag_item_);
+    // What changes on screen: the old and the new ghost, and the rack highlight.
+    QRectF dirty;
+    auto touch = [&](int rack) {
+        if (rack >= 0 && rack < m.racks)
+            dirty |= m.rack_rects[static_cast<size_t>(rack)].adjusted(-8, -8, 8, 8);
+        else if (rack == m.racks)
+            dirty |= m.new_rack_rect.adjusted(-8, -8, 8, 8);
+    };
+    if (ghost && m.drag.node >= 0)
+        dirty |= ghost->ghostRect().adjusted(-4, -4, 4, 4);
+    const int old_target = m.drag.target;
+    if (node < 0 || node >= m.nodes) {
+        touch(old_target);
+        m.drag = {};
+    } else {
+        if (m.drag.node < 0)
+            setMessage({}); // a new drag: the last refusal is stale
+        m.drag.node = node;
+        m.drag.grab = grab_offset;
+        m.drag.pos = scene_pos;
+        const int target = dropRackAt(scene_pos);
+        if (target != old_target) {
+            touch(old_target);
+            touch(target);
+            m.drag.target = target;
+            m.drag.preview = target >= 0 ? nodeMovePreview(node, target) : QString();
+            m.drag.valid = !m.drag.preview.isEmpty() && !m.drag.preview.startsWith(tr("Refused"));
+            if (m.drag.preview.startsWith(tr("Refused")))
+                QToolTip::showText(QCursor::pos(), m.drag.preview, view_->viewport());
+            else
+                QToolTip::hideText();
+        }
+        dirty |= ghost ? ghost->ghostRect().adjusted(-4, -4, 4, 4) : QRectF();
+    }
+    if (ghost)
+        ghost->update(dirty.isEmpty() ? ghost->boundingRect() : dirty);
+    updateStatus();
+}
+
+void TopologyView::dropNode(const QPointF& scene_pos) {
+    TopologyModel& m = *model_;
+    const int node = m.drag.node;
+    const int target = dropRackAt(scene_pos);
+    updateNodeDrag(-1, {}, {});
+    QToolTip::hideText();
+    if (node >= 0 && target >= 0 && target != m.rackOfNode(node))
+        moveNode(node, target);
+}
+
+void TopologyView::setMessage(const QString& message) {
+    if (message == message_)
+        return;
+    message_ = message;
+    updateStatus();
 }
 
 // --- Text: tooltips and the info panel -------------------------------------------------------
@@ -2186,7 +2672,7 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
         for (int rack = 0; rack < m.racks; ++rack) {
             if (!m.rack_rects[static_cast<size_t>(rack)].contains(pos))
                 continue;
-            for (int node = rack * m.npr; node < std::min(m.nodes, (rack + 1) * m.npr); ++node) {
+            for (int node = m.firstNode(rack); node < m.endNode(rack); ++node) {
                 for (int rail = 0; rail < m.nics_per_node; ++rail)
                     if (m.nicRect(node, rail).adjusted(-2, -2, 2, 2).contains(pos)) {
                         const int nic = node * m.nics_per_node + rail;
@@ -2222,10 +2708,15 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
     for (int rack = 0; rack < m.racks; ++rack)
         if (m.rack_rects[static_cast<size_t>(rack)].contains(pos)) {
             const int hot = m.rack_hot_gpu[static_cast<size_t>(rack)];
-            QString text = QStringLiteral("<b>rack %1</b> · nodes %2–%3<br>")
-                               .arg(rack)
-                               .arg(rack * m.npr)
-                               .arg(std::min(m.nodes, (rack + 1) * m.npr) - 1);
+            QString text = QStringLiteral("<b>%1</b> · nodes %2–%3<br>")
+                               .arg(m.rackCaption(rack))
+                               .arg(m.firstNode(rack))
+                               .arg(m.endNode(rack) - 1);
+            if (m.overPower(rack))
+                text +=
+                    QStringLiteral("<span style='color:%1'>over the %2 kW rack limit</span><br>")
+                        .arg(m.theme.danger.name())
+                        .arg(m.result->scenario.cluster.rack_power_limit_kw, 0, 'f', 1);
             if (hot >= 0)
                 text +=
                     QStringLiteral("hottest GPU %1 (%2)<br>")
@@ -2234,7 +2725,9 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                              (m.metric == GpuMetric::expert_load
                                   ? QString::number(m.raw[static_cast<size_t>(hot)], 'f', 2) + "×"
                                   : formatPercent(m.value[static_cast<size_t>(hot)])));
-            text += QStringLiteral("<i>click or double-click to zoom in</i>");
+            text += d == Detail::racks
+                        ? QStringLiteral("<i>click or double-click to zoom in</i>")
+                        : QStringLiteral("<i>drag a node onto another rack to move it</i>");
             return text;
         }
     return {};
@@ -2402,22 +2895,24 @@ void TopologyView::updateInfoPanel() {
         info_->setHtml(gpuDetailsHtml(gpu));
     } else {
         const Scenario& s = m.result->scenario;
-        QString html =
-            QStringLiteral("<h3 style='margin:0'>%1</h3><p>%2 × %3 · %4 nodes · %5 racks<br>"
-                           "%6 %7, %8 leaves, %9 spines</p>")
-                .arg(QString::fromStdString(s.name).toHtmlEscaped())
-                .arg(m.gpus)
-                .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
-                .arg(m.nodes)
-                .arg(m.racks)
-                .arg(QString::fromLatin1(toString(s.cluster.fabric)))
-                .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
-                .arg(m.graph->leaves)
-                .arg(m.graph->spines);
+        QString html = QStringLiteral("<h3 style='margin:0'>%1</h3><p>%2 × %3 · %4 nodes in %5<br>"
+                                      "%6 %7, %8 leaves, %9 spines</p>")
+                           .arg(QString::fromStdString(s.name).toHtmlEscaped())
+                           .arg(m.gpus)
+                           .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
+                           .arg(m.nodes)
+                           .arg(QString::fromStdString(s.cluster.describeRacks()).toHtmlEscaped())
+                           .arg(QString::fromLatin1(toString(s.cluster.fabric)))
+                           .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
+                           .arg(m.graph->leaves)
+                           .arg(m.graph->spines);
         html +=
             QStringLiteral("<p><i>Click a GPU to see its experts, memory, load and traffic. Hover "
-                           "a GPU to outline its parallel groups. Wheel zooms, drag pans, "
-                           "double-click zooms in.</i></p>");
+                           "a GPU to outline its parallel groups. Wheel zooms, drag on empty space "
+                           "(or with the middle button) pans, double-click zooms in. Drag a node "
+                           "onto another rack (or \"+ new "
+                           "rack\") to move it; Alt+Left / Alt+Right move the selected GPU's node "
+                           "to the previous / next rack, Alt+N into a new rack.</i></p>");
         if (!m.report->layout_description.empty()) {
             html += QStringLiteral("<p><b>Layout</b><br>");
             for (const std::string& line : m.report->layout_description)
@@ -2425,6 +2920,16 @@ void TopologyView::updateInfoPanel() {
             html += QStringLiteral("</p>");
         }
         info_->setHtml(html);
+    }
+    updateStatus();
+    legend_->refresh();
+}
+
+void TopologyView::updateStatus() {
+    const TopologyModel& m = *model_;
+    if (!m.report) {
+        status_->clear();
+        return;
     }
     // Status: zoom level and the hovered GPU's groups.
     const Detail d = detail();
@@ -2445,8 +2950,20 @@ void TopologyView::updateInfoPanel() {
                      .arg(m.hovered)
                      .arg(groups.join(QStringLiteral(" · ")));
     }
+    // A node drag and a refused move say what they do, over the zoom and hover.
+    const QColor refusal = experiment::refusalColor(palette());
+    if (m.drag.node >= 0)
+        status = m.drag.preview.isEmpty()
+                     ? tr("Drag node %1 onto another rack or \"+ new rack\"").arg(m.drag.node)
+                     : QStringLiteral("<span style='color:%1'>%2</span>")
+                           .arg(m.drag.valid ? m.theme.accent.name() : refusal.name())
+                           .arg(m.drag.preview.toHtmlEscaped());
+    else if (!message_.isEmpty())
+        status = QStringLiteral("<span style='color:%1'>%2</span>")
+                     .arg(refusal.name())
+                     .arg(message_.toHtmlEscaped());
     status_->setText(status);
-    legend_->refresh();
+    status_->setToolTip(m.drag.node >= 0 ? m.drag.preview : message_);
 }
 
 QString TopologyView::infoPanelText() const {

@@ -5,6 +5,9 @@
 // utilization; hovering a GPU outlines its parallel groups, clicking it shows its experts,
 // memory, load and traffic. The scene keeps one item per rack (not per GPU or link) and each
 // item paints at the level of detail the zoom allows, so 2048 GPUs stay fluid.
+// Racks are drawn at their capacity (cluster.nodes_per_rack slots), so a rack that holds fewer
+// nodes shows its free slots; dragging a node onto another rack (or Alt+Left / Alt+Right /
+// Alt+N on the selected GPU's node) edits cluster.rack_nodes as one undo step.
 
 #include "moe/placement.h"
 #include "moe_widgets/report_view.h"
@@ -16,6 +19,7 @@
 #include <memory>
 
 class QComboBox;
+class QGraphicsItem;
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
@@ -77,6 +81,23 @@ public:
     QString toolTipAt(const QPointF& scene_pos) const;
     int sceneItemCount() const;
 
+    /// Where a node, a rack (its frame, free slots included) and the "+ new rack" drop zone
+    /// after the last rack are in scene coordinates (empty when there is no such thing).
+    QRectF nodeSceneRect(int node) const;
+    QRectF rackSceneRect(int rack) const;
+    QRectF newRackSceneRect() const;
+    /// The node whose tray is at `pos`, or -1.
+    int nodeAtScenePos(const QPointF& pos) const;
+    /// What dropping `node` on `to_rack` (rackCount() = a new rack) would do, as the status
+    /// line shows it during a drag: "Move node ..." or "Refused: <reason>"; empty when the
+    /// drop would change nothing (its own rack).
+    QString nodeMovePreview(int node, int to_rack) const;
+    /// Moves `node` into `to_rack` (rackCount() opens a new rack) as one undo step; on a
+    /// refusal nothing changes and message() says why. Returns whether it was applied.
+    bool moveNode(int node, int to_rack);
+    /// The last refusal of a node move, or empty.
+    QString message() const { return message_; }
+
 public slots:
     void setHoveredGpu(int gpu);
     void setHoverGroups(moe::widgets::TopologyView::HoverGroups groups);
@@ -89,15 +110,29 @@ signals:
 
 private:
     friend class detail::TopologyGraphicsView;
-    void rebuildScene();
+    /// `keep_view`: the zoom and centre stay (only racks changed) instead of fitting the cluster.
+    void rebuildScene(bool keep_view = false);
     void updateColors();
     /// Repaints every item, invalidating their render caches (the model changed).
     void repaintItems();
     void updateHoverMask();
     void updateHighlight();
     void updateInfoPanel();
+    /// The status line: a node drag's preview, a refused move, else the zoom and hovered GPU.
+    void updateStatus();
     void applyTheme();
     void onClick(const QPointF& scene_pos);
+    /// Alt+Left / Alt+Right / Alt+N: the selected GPU's node to the previous (`step` -1), the
+    /// next (1) or a new rack (0).
+    bool moveSelectedNode(int step);
+    /// A node drag in progress: `node` under the cursor at `scene_pos` (the target follows the
+    /// cursor); -1 ends it.
+    void updateNodeDrag(int node, const QPointF& grab_offset, const QPointF& scene_pos);
+    void dropNode(const QPointF& scene_pos);
+    /// The rack a node dropped at `pos` goes to (rackCount() = the new-rack zone), or -1.
+    int dropRackAt(const QPointF& pos) const;
+    void setMessage(const QString& message);
+    bool canDragNodes() const;
     void paintExportPage(QPainter& painter, const QRectF& page);
     bool event(QEvent* event) override;
 
@@ -114,6 +149,8 @@ private:
     QLabel* status_ = nullptr;
     HoverGroups hover_groups_ = HoverGroups::all;
     QString shape_key_; ///< cluster shape the scene was built for; rebuilt only when it changes
+    QString message_;   ///< the last refused node move
+    QGraphicsItem* drag_item_ = nullptr; ///< the new-rack zone and a node drag's ghost
 };
 
 } // namespace moe::widgets
