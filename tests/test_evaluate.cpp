@@ -253,10 +253,10 @@ std::string badFigure(const Report& r) {
 /// roofline): tokens over 2 experts per rank; compute 6*h*f FLOPs per slot at the GEMM rate
 /// times the small-GEMM efficiency t/(t+128) for t tokens per expert; memory streams 2 experts'
 /// bf16 weights (3*h*f*2 B each) plus 2*(3h+3f) + 2*h*4 = 20,480 B per slot (permute passes).
-double handExpertGemm_s(double slot_count) {
+double handExpertGemm_s(double slot_count, double gemm = kGemm) {
     const double per_expert = slot_count / 2.0;
     const double eff = per_expert / (per_expert + 128.0);
-    const double compute_s = slot_count * 6.0 * 1024 * 1024 / (kGemm * eff);
+    const double compute_s = slot_count * 6.0 * 1024 * 1024 / (gemm * eff);
     const double memory_s = (2.0 * 3 * 1024 * 1024 * 2 + slot_count * 20480.0) / kHbm;
     return std::max(compute_s, memory_s);
 }
@@ -565,6 +565,76 @@ private slots:
         QCLOSE_REL(sumOf(r.step.seconds), r.step_time_s, 1e-12);
     }
 
+    void handDualPipeOverlap() {
+        // The hand scenario on PP = 2 with DualPipe: one MoE layer per stage, DP = 4 and EP = 4
+        // (one node, NVLink only), micro-batches = 16 / 4 = 4 = 2 * pp. DualPipe leaves compute
+        // 112 of the 132 SMs (the all-to-all kernels take 20), so the GEMM and attention rates
+        // are 112/132 of the others'. NVLink is slowed to 140 GB/s so that one all-to-all
+        // (3/4 S over 0.8 x 140 GB/s + 2 us = 30.1 us) outlasts the forward experts (24.4 us)
+        // and the forward attention (28.3 us) but not their backwards.
+        const std::optional<Scenario> s =
+            fromYaml(kHandYaml, {"layout.pp=2", "layout.dp=4", "layout.schedule=dualpipe",
+                                 "cluster.scale_up.bandwidth_gbps=140"});
+        QVERIFY(s);
+        const Report r = evaluate(*s);
+        QCOMPARE(r.micro_batches, 4);
+        QCOMPARE(r.stages.size(), size_t(2));
+        const double m = 4;
+        const double up = 140e9 * 0.80;
+        const double S = 1024.0 * 2 * 1024 * 2;
+        const auto a2a = [&](double factor) { return factor * 0.75 * S / up + kAlphaUp; };
+        const double T = 1024;
+        const double sm_share = 112.0 / 132.0;
+        const double gemm = kGemm * sm_share;
+        const double attn_fwd =
+            T * 8388608.0 / gemm + T * 2097152.0 / (kAttn * sm_share) + T * 1024 * 2 * 14 / kHbm;
+        const double router_fwd = T * 16384.0 / gemm;
+        const auto experts_fwd_s = [&](double slot_count) {
+            return handExpertGemm_s(slot_count, gemm);
+        };
+        // Segment pairs of the fused forward & backward (recompute none: backward = 2 forwards;
+        // one forward dispatch and combine, one backward combine and dispatch, all 3/4 S):
+        //   F attention | B experts  | F experts  | B attention
+        //   B combine   | F dispatch | B dispatch | F combine
+        const auto pair_exposed = [&](double slot_count, double factor) {
+            const double t = a2a(factor);
+            const double experts_fwd = experts_fwd_s(slot_count);
+            const double attention_block = attn_fwd + router_fwd;
+            return std::max(0.0, t - attention_block) + std::max(0.0, t - 2 * experts_fwd) +
+                   std::max(0.0, t - experts_fwd) + std::max(0.0, t - 2 * attention_block);
+        };
+        const double t_mean = a2a(1.0);
+        QVERIFY(t_mean > experts_fwd_s(2048) && t_mean > attn_fwd + router_fwd);
+        QVERIFY(t_mean < 2 * experts_fwd_s(2048));
+        // pp = 2: both ranks are the middle ones; phases 1-3 leave 1.5*2 - 0 - 1 + 1 = 3 of the
+        // 4 forwards (and backwards) unpaired, their all-to-alls all exposed.
+        const double unpaired = 3;
+        for (const StageResult& st : r.stages) {
+            const double imbalance = r.load.worstGroupImbalance({st.layers.stage});
+            const double hot_slots = 2048 * imbalance;
+            const double exposed =
+                ((m - unpaired) * pair_exposed(2048, 1.0) + unpaired * 4 * t_mean) / m;
+            const double exposed_hot = ((m - unpaired) * pair_exposed(hot_slots, imbalance) +
+                                        unpaired * 4 * a2a(imbalance)) /
+                                       m;
+            const StepBreakdown& b = st.per_micro_batch;
+            QCLOSE(item(b, StepItem::all_to_all), exposed);
+            QCLOSE(b.overlapped_s[static_cast<int>(StepItem::all_to_all)] + exposed, 4 * t_mean);
+            QCLOSE(item(b, StepItem::imbalance_wait),
+                   3 * (experts_fwd_s(hot_slots) - experts_fwd_s(2048)) + exposed_hot - exposed);
+            QCLOSE_REL(sumOf(b.seconds), b.total_s, 1e-12);
+        }
+        // Each rank runs both stages' chunks, m/2 micro-batches each: the step charges their
+        // mean per micro-batch (and DualPipe on two stages has no bubble: p/2 - 1 = 0).
+        QCOMPARE(item(r.step, StepItem::bubble), 0.0);
+        for (StepItem k : {StepItem::attention, StepItem::all_to_all, StepItem::imbalance_wait})
+            QCLOSE(
+                item(r.step, k),
+                m * (item(r.stages[0].per_micro_batch, k) + item(r.stages[1].per_micro_batch, k)) /
+                    2);
+        QCLOSE_REL(sumOf(r.step.seconds), r.step_time_s, 1e-12);
+    }
+
     // ---- 2. Pipeline bubbles -----------------------------------------------------------------
     void pipelineBubble_data() {
         QTest::addColumn<QString>("schedule");
@@ -588,12 +658,20 @@ private slots:
         const Report r = evaluate(*s);
         QCOMPARE(r.micro_batches, 8);
         QCOMPARE(r.stages.size(), size_t(4));
-        double t_mb = 0;
+        double slowest = 0;
         for (const StageResult& st : r.stages)
-            t_mb = std::max(t_mb, st.per_micro_batch.total_s);
+            slowest = std::max(slowest, st.per_micro_batch.total_s);
         // The LM head makes the last stage the slowest.
-        QCOMPARE(t_mb, r.stages[3].per_micro_batch.total_s);
-        QVERIFY(t_mb > r.stages[1].per_micro_batch.total_s);
+        QCOMPARE(slowest, r.stages[3].per_micro_batch.total_s);
+        QVERIFY(slowest > r.stages[1].per_micro_batch.total_s);
+        // DualPipe's rank 0 runs stage 0's chunk and stage 3's: its micro-batch is their mean.
+        const bool dualpipe = schedule == "dualpipe";
+        const auto per_micro_batch = [&](StepItem k) {
+            const double last = item(r.stages[3].per_micro_batch, k);
+            return dualpipe ? (last + item(r.stages[0].per_micro_batch, k)) / 2 : last;
+        };
+        const double t_mb =
+            dualpipe ? (slowest + r.stages[0].per_micro_batch.total_s) / 2 : slowest;
         const double p = 4;
         double expected = 0;
         if (schedule == "1f1b" || schedule == "gpipe") {
@@ -618,14 +696,13 @@ private slots:
         QCLOSE(pp->scale_out_bytes_per_gpu, 2 * 8 * vpp * 2097152.0);
         QCOMPARE(pp->calls_per_step, 2 * 8 * vpp);
 
-        // Step = slowest stage x micro-batches + bubble + PP + sync + optimizer.
-        const StageResult& worst = r.stages[3];
+        // Step = slowest stage (DualPipe: rank) x micro-batches + bubble + PP + sync + optimizer.
         for (int i = 0; i < kStepItemCount; ++i) {
             const auto k = static_cast<StepItem>(i);
             if (k == StepItem::bubble || k == StepItem::pp_comm || k == StepItem::dp_sync ||
                 k == StepItem::optimizer)
                 continue;
-            QCLOSE(item(r.step, k), 8 * item(worst.per_micro_batch, k));
+            QCLOSE(item(r.step, k), 8 * per_micro_batch(k));
         }
         QCLOSE_REL(sumOf(r.step.seconds), r.step_time_s, 1e-12);
     }

@@ -345,7 +345,8 @@ std::string reportText(const Scenario& s, const Report& r) {
     // Energy and cost of the run are in "Time, cost and reliability", with failures counted.
     o << head.render("  ");
 
-    o << "\nStep-time breakdown (critical path; slowest stage x micro-batches + pipeline)\n";
+    o << "\nStep-time breakdown (critical path; slowest stage, or DualPipe rank, x micro-batches + "
+         "pipeline)\n";
     TextTable steps({"item", "exposed", "share", "hidden by overlap"},
                     {Align::left, Align::right, Align::right, Align::right});
     for (int i = 0; i < kStepItemCount; ++i) {

@@ -111,6 +111,10 @@ struct MicroBatchCost {
     double a2a_dispatch_s = 0;  ///< dispatch all-to-all time before overlap (mean load)
     double a2a_combine_s = 0;   ///< combine all-to-all time before overlap (mean load)
     double a2a_hot_extra_s = 0; ///< extra all-to-all time of the hottest rank
+    /// DualPipe: what the MoE layers' transfers add to the compute of an overlapped pair
+    /// (see the overlap at the end of microBatchCost), at the mean load and at the hottest
+    /// rank's pace.
+    double pair_exposed_s = 0, pair_exposed_hot_s = 0;
     double tp_raw_s = 0;
     double cp_raw_s = 0;
     // bytes sent per GPU per micro-batch, by collective, split by link class
@@ -243,6 +247,10 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
         model.combine_cross_bytes = combine_cross;
         model.backward_passes = passes - 1.0;
         model.recompute_s_per_slot = activation_recompute * swiglu_s(1.0, ffn_shard);
+        model.forward_pairs = s.training.recompute == Recompute::full ? 2.0 : 1.0;
+        model.attention_block_fwd_s = attention_fwd_s + router_fwd_s + shared_fwd_s;
+        model.attention_block_bwd_s =
+            c.times.attention_bwd_s + c.times.router_bwd_s + c.times.shared_bwd_s;
         {
             // Per pass at the mean load, in the order the loop below charges them.
             const double full = s.training.recompute == Recompute::full ? 1.0 : 0.0;
@@ -309,6 +317,9 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
             c.a2a_combine_up += (fwd_pairs + 1.0) * k_mean.scale_up_bytes_per_gpu;
             c.a2a_combine_out += (fwd_pairs + 1.0) * k_mean.scale_out_bytes_per_gpu;
             c.a2a_calls += static_cast<int>(2.0 * fwd_pairs + 2.0);
+
+            c.pair_exposed_s += model.pairExposed_s(1.0);
+            c.pair_exposed_hot_s += model.pairExposed_s(imbalance);
         }
     }
 
@@ -358,19 +369,44 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
                   c.items[StepItem::router] + c.items[StepItem::expert_compute];
     c.backward_s = c.compute_s * 2.0 / passes;
 
-    // Overlap: DualPipe runs one micro-batch's all-to-all under another's compute, so only
-    // what exceeds the compute is exposed; the other schedules have it on the critical path.
-    // The hottest rank's extra all-to-all time is imbalance wait, exposed by the same rule.
+    // Overlap. Without DualPipe the all-to-alls are on the critical path, the hottest rank's
+    // extra time as imbalance wait.
+    //
+    // DualPipe (DeepSeek-V3 report, figure 4; timeline.cpp, emitPair) fuses the forward of one
+    // micro-batch with the backward of another and alternates their segments per MoE layer:
+    //     compute:  F attention | B experts  | F experts  | B attention
+    //     transfer: B combine   | F dispatch | B dispatch | F combine
+    // The transfer beside one compute segment feeds the next one (B combine -> B experts,
+    // F dispatch -> F experts, B dispatch -> B attention, F combine -> the next layer's
+    // F attention), and each compute segment feeds the transfer beside the next (F attention
+    // -> F dispatch, ...). The two streams meet at every boundary, so a layer takes the sum over
+    // the four pairs of max(compute, transfer): the pair exposes sum(max(0, transfer - compute))
+    // on top of its compute, even when the all-to-all total is far below the compute total.
+    // Dispatch, experts and combine all run at the pace of the EP group's hottest rank.
+    // The u forwards and u backwards the schedule does not pair (dualPipeUnpairedPasses) run
+    // alone, each chain exposing all its all-to-alls. Per micro-batch, over a rank's m forwards:
+    //     exposed = ((m - u) * pair exposure + u * all-to-all total) / m
+    // and the imbalance wait is that at the hottest rank's pace less that at the mean load.
+    // Left out, both ways: a transfer after a backward segment may start once the segment's
+    // input gradients are done (its weight gradients still run), which hides more; a pair waits
+    // for both its inputs and sends both outputs after its last compute, which hides less.
+    // With TP > 1 the simulation also cuts segments at the TP collectives; here they stay
+    // exposed, as for the other schedules.
     // Ring attention hides behind the attention core; TP collectives are exposed.
-    const bool overlapped_a2a = lay.schedule == PipelineSchedule::dualpipe;
-    const auto exposed = [&](double a2a_s) {
-        return overlapped_a2a ? std::max(0.0, a2a_s - c.compute_s) : a2a_s;
-    };
     const double a2a_total = c.a2a_dispatch_s + c.a2a_combine_s;
-    const double a2a_exposed = exposed(a2a_total);
+    double a2a_exposed = a2a_total;
+    double a2a_hot_exposed = a2a_total + c.a2a_hot_extra_s;
+    if (lay.schedule == PipelineSchedule::dualpipe) {
+        const double forwards = microBatchesPerStep(s);
+        const double unpaired = std::min(forwards, dualPipeUnpairedPasses(lay.pp, stage.stage));
+        const double paired = forwards - unpaired;
+        a2a_exposed = (paired * c.pair_exposed_s + unpaired * a2a_total) / forwards;
+        a2a_hot_exposed =
+            (paired * c.pair_exposed_hot_s + unpaired * (a2a_total + c.a2a_hot_extra_s)) / forwards;
+    }
     c.items[StepItem::all_to_all] = a2a_exposed;
     c.items.overlapped_s[static_cast<int>(StepItem::all_to_all)] = a2a_total - a2a_exposed;
-    c.items[StepItem::imbalance_wait] += exposed(a2a_total + c.a2a_hot_extra_s) - a2a_exposed;
+    c.items[StepItem::imbalance_wait] += a2a_hot_exposed - a2a_exposed;
     c.items[StepItem::tp_comm] = c.tp_raw_s;
     const double cp_exposed = std::max(0.0, c.cp_raw_s - c.items[StepItem::attention]);
     c.items[StepItem::cp_comm] = cp_exposed;
@@ -710,8 +746,28 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         if (costs.back().items.total_s > costs[static_cast<size_t>(slowest)].items.total_s)
             slowest = stage.stage;
     }
+    // A DualPipe rank runs stage r's chunk in one direction and stage pp-1-r's in the other,
+    // m/2 micro-batches each: its micro-batch costs the mean of the two, and the slowest rank
+    // sets the pace. The slowest stage of that rank stands for it in the traffic tables.
+    StepBreakdown per_micro_batch = costs[static_cast<size_t>(slowest)].items;
+    if (lay.schedule == PipelineSchedule::dualpipe) {
+        double slowest_rank_s = -1;
+        for (int stage = 0; stage < lay.pp; ++stage) {
+            const StepBreakdown& own = costs[static_cast<size_t>(stage)].items;
+            const StepBreakdown& other = costs[static_cast<size_t>(lay.pp - 1 - stage)].items;
+            if ((own.total_s + other.total_s) / 2 <= slowest_rank_s || own.total_s < other.total_s)
+                continue;
+            slowest_rank_s = (own.total_s + other.total_s) / 2;
+            slowest = stage;
+            for (size_t i = 0; i < own.seconds.size(); ++i) {
+                per_micro_batch.seconds[i] = (own.seconds[i] + other.seconds[i]) / 2;
+                per_micro_batch.overlapped_s[i] = (own.overlapped_s[i] + other.overlapped_s[i]) / 2;
+            }
+            per_micro_batch.total_s = slowest_rank_s;
+        }
+    }
     const MicroBatchCost& worst = costs[static_cast<size_t>(slowest)];
-    const double t_mb = worst.items.total_s;
+    const double t_mb = per_micro_batch.total_s;
 
     // Pipeline point-to-point: each boundary sends a micro-batch's activations forward and
     // their gradients back; the fill and drain put 2(p-1) sends per virtual chunk on the
@@ -728,9 +784,9 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
 
     StepBreakdown& step = report.step;
     for (int i = 0; i < kStepItemCount; ++i) {
-        step.seconds[static_cast<size_t>(i)] = worst.items.seconds[static_cast<size_t>(i)] * m;
+        step.seconds[static_cast<size_t>(i)] = per_micro_batch.seconds[static_cast<size_t>(i)] * m;
         step.overlapped_s[static_cast<size_t>(i)] =
-            worst.items.overlapped_s[static_cast<size_t>(i)] * m;
+            per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
     }
     step[StepItem::bubble] = bubble_s(lay, t_mb);
     step[StepItem::pp_comm] = pp_exposed;
@@ -865,6 +921,35 @@ double MoeCostModel::combine_s(double recv_factor) const {
     return allToAll(ep_shape, combine_bytes, std::max(1.0, recv_factor), scale_up, scale_out,
                     combine_cross_bytes)
         .time_s;
+}
+
+// The four segment pairs of a fused DualPipe pair, in the order the timeline runs them
+// (timeline.cpp, emitPair; derivation at the overlap in microBatchCost): each pass's transfer
+// beside the other pass's block of compute. The backward combine carries the recomputed
+// forward pair under full recompute.
+double MoeCostModel::pairExposed_s(double factor) const {
+    const double slots = mean_slots * std::max(1.0, factor);
+    const double dispatch = dispatch_s(factor);
+    const double combine = combine_s(factor);
+    const struct {
+        double compute_s, transfer_s;
+    } pairs[] = {{attention_block_fwd_s, combine + (forward_pairs - 1.0) * (dispatch + combine)},
+                 {expertBackward_s(slots), dispatch},
+                 {expertForward_s(slots), combine},
+                 {attention_block_bwd_s, combine}};
+    double exposed_s = 0;
+    for (const auto& pair : pairs)
+        exposed_s += std::max(0.0, pair.transfer_s - pair.compute_s);
+    return exposed_s;
+}
+
+// deepseek-ai/DualPipe's phases 1-3 run 1.5 pp - hr - 1 forwards alone (hr = the rank's
+// distance from the nearer end of the pipeline) and the two middle ranks one more, to shrink
+// the bubble; the backwards of phases 3 and 5-7 match them (timeline.cpp, dualPipe).
+double dualPipeUnpairedPasses(int pp, int stage) {
+    const int from_end = std::min(stage, pp - 1 - stage);
+    const bool middle = from_end == pp / 2 - 1;
+    return 1.5 * pp - 1.0 - from_end + (middle ? 1.0 : 0.0);
 }
 
 const char* toString(CollectiveKind k) {

@@ -8,13 +8,15 @@
 //                 (MoeCostModel::expertForward_s + expertBackward_s; this equals evaluate's
 //                 (hot_fwd - mean_fwd) * passes + recompute_per_slot * mean_slots * (f - 1)),
 //        all-to-all: hot_extra = fp * d(f) + (fp + 2) * k(f) - fp * d(1) - k(1) - (fp + 1) * k(1)
-//                 (fp forward pairs, d/k = MoeCostModel::dispatch_s/combine_s), exposed like
-//                 evaluate exposes it: exposed(a2a + hot_extra) - exposed(a2a), where
-//                 exposed(x) = max(0, x - compute) under DualPipe, else x;
-//   - the step: m x (slowest stage's per-micro-batch time) + bubble(that time) + the rest (PP
-//     transfers, DP sync, optimizer), which does not depend on routing. Every bubble closed
-//     form in evaluate is proportional to the per-micro-batch time t ((p-1)t, (p-1)t/v,
-//     (p/2-1)(2t/3)), so bubble(t) = bubble(t0) * t / t0 with t0 the step-0 report's.
+//                 (fp forward pairs, d/k = MoeCostModel::dispatch_s/combine_s), all exposed;
+//                 under DualPipe only the u unpaired passes of the m expose it, the fused pairs
+//                 their segment pairs' extra exposure (MoeCostModel::pairExposed_s):
+//                 ((m - u) * (pairExposed(f) - pairExposed(1)) + u * hot_extra) / m per layer;
+//   - the step: m x (slowest stage's per-micro-batch time; DualPipe: slowest rank's, the mean of
+//     its two stages) + bubble(that time) + the rest (PP transfers, DP sync, optimizer), which
+//     does not depend on routing. Every bubble closed form in evaluate is proportional to the
+//     per-micro-batch time t ((p-1)t, (p-1)t/v, (p/2-1)(2t/3)), so bubble(t) = bubble(t0) * t /
+//     t0 with t0 the step-0 report's.
 // Everything else (the load-independent items, compute windows, bytes per call) is read from
 // the step-0 report once. test_replay compares replayed steps with evaluate(scenario, step).
 
@@ -30,7 +32,7 @@ namespace moe {
 namespace {
 
 double computeItems_s(const StepBreakdown& items) {
-    // evaluate's overlap window: attention + dense FFN + router + expert compute.
+    // evaluate's compute items: attention + dense FFN + router + expert compute.
     return items[StepItem::attention] + items[StepItem::dense_ffn] + items[StepItem::router] +
            items[StepItem::expert_compute];
 }
@@ -61,19 +63,31 @@ ReplayModel::ReplayModel(const Scenario& scenario, const Report& base)
         c.total_s = items.total_s;
         c.base_wait_s = items[StepItem::imbalance_wait];
         c.compute_s = computeItems_s(items);
-        c.a2a_total_s = items[StepItem::all_to_all] +
-                        items.overlapped_s[static_cast<size_t>(StepItem::all_to_all)];
         c.expert_mean_s = is_moe_ ? mean_fe : 0.0;
         c.dispatch_bytes = st.times.dispatch_bytes;
         c.combine_bytes = st.times.combine_bytes;
         c.memory_share = st.memory.hbm_bytes > 0 ? st.memory.total_bytes / st.memory.hbm_bytes : 0;
-        t0 = std::max(t0, c.total_s);
+        if (overlapped_a2a_)
+            c.unpaired = std::min(
+                micro_batches_,
+                dualPipeUnpairedPasses(static_cast<int>(base.stages.size()), st.layers.stage));
         stages_.push_back(std::move(c));
     }
+    for (size_t i = 0; i < stages_.size(); ++i)
+        t0 = std::max(t0, rankTime_s(i, stages_[i].total_s, stages_[partnerOf(i)].total_s));
     const double bubble0 = base.step[StepItem::bubble];
     bubble_per_mb_s_ = t0 > 0 ? bubble0 / t0 : 0.0;
     // Whatever is neither m x t nor the bubble is routing-independent.
     fixed_s_ = base.step_time_s - micro_batches_ * t0 - bubble0;
+}
+
+size_t ReplayModel::partnerOf(size_t stage) const {
+    return overlapped_a2a_ ? stages_.size() - 1 - stage : stage;
+}
+
+double ReplayModel::rankTime_s(size_t stage, double own_s, double partner_s) const {
+    // A DualPipe rank runs its stage's chunk and its partner's, half the micro-batches each.
+    return partnerOf(stage) == stage ? own_s : (own_s + partner_s) / 2;
 }
 
 StepSample ReplayModel::sample(uint64_t step, GpuStepMetrics* gpus) const {
@@ -95,12 +109,10 @@ StepSample ReplayModel::fromLoad(const ExpertLoad& load, GpuStepMetrics* gpus) c
     out.dropped_share = load.dropped_share;
     out.stage_imbalance.assign(stages_.size(), 1.0);
 
-    const auto exposed = [&](double a2a_s, double compute_s) {
-        return overlapped_a2a_ ? std::max(0.0, a2a_s - compute_s) : a2a_s;
-    };
     const double mean = cost_.mean_slots;
     const double fp = fwd_pairs_;
-    double worst_t = -1, worst_wait = 0;
+    const double m = micro_batches_;
+    std::vector<double> stage_t(stages_.size()), stage_wait(stages_.size(), 0.0);
     for (size_t i = 0; i < stages_.size(); ++i) {
         const StageConst& c = stages_[i];
         double wait = 0;
@@ -115,13 +127,24 @@ StepSample ReplayModel::fromLoad(const ExpertLoad& load, GpuStepMetrics* gpus) c
             const double hot_extra =
                 n * (fp * cost_.dispatch_s(f) + (fp + 2.0) * cost_.combine_s(f) - fp * d1 - k1 -
                      (fp + 1.0) * k1);
-            wait = compute_wait + exposed(c.a2a_total_s + hot_extra, c.compute_s) -
-                   exposed(c.a2a_total_s, c.compute_s);
+            const double a2a_wait =
+                overlapped_a2a_
+                    ? ((m - c.unpaired) * n * (cost_.pairExposed_s(f) - cost_.pairExposed_s(1.0)) +
+                       c.unpaired * hot_extra) /
+                          m
+                    : hot_extra;
+            wait = compute_wait + a2a_wait;
         }
-        const double t = is_moe_ ? c.total_s - c.base_wait_s + wait : c.total_s;
-        if (t > worst_t) {
+        stage_t[i] = is_moe_ ? c.total_s - c.base_wait_s + wait : c.total_s;
+        stage_wait[i] = wait;
+    }
+    double worst_t = -1, worst_wait = 0;
+    for (size_t i = 0; i < stages_.size(); ++i) {
+        const size_t partner = partnerOf(i);
+        const double t = rankTime_s(i, stage_t[i], stage_t[partner]);
+        if (t > worst_t && stage_t[i] >= stage_t[partner]) {
             worst_t = t;
-            worst_wait = wait;
+            worst_wait = rankTime_s(i, stage_wait[i], stage_wait[partner]);
             out.slowest_stage = static_cast<int>(i);
         }
     }

@@ -294,9 +294,11 @@ struct Action {
     int dir_b = 0, chunk_b = 0, mb_b = 0;
 };
 
-/// A transfer that the next compute operation of its pass waits for.
+/// A transfer that the next compute operation of its pass waits for. An operation that takes
+/// no time is never emitted (emitOne), so it is neither a transfer nor compute: a TP=1 layer's
+/// zero-length TP collectives must not cut a DualPipe pair into extra segments.
 bool isTransfer(const Pending& p) {
-    return p.stream != TimelineStream::compute && !p.concurrent;
+    return p.dur > 0 && p.stream != TimelineStream::compute && !p.concurrent;
 }
 
 class Builder {
@@ -677,7 +679,7 @@ private:
                 return;
             bool computed = false;
             while (i < ops.size() && !(computed && isTransfer(ops[i]))) {
-                computed = computed || !isTransfer(ops[i]);
+                computed = computed || (ops[i].dur > 0 && !isTransfer(ops[i]));
                 emitOne(row, ch, ops[i++], mb, backward);
             }
         };

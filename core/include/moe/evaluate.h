@@ -117,6 +117,10 @@ struct MoeCostModel {
     double dispatch_cross_bytes = -1, combine_cross_bytes = -1; ///< node-limited routing, or -1
     double backward_passes = 2;      ///< backward (+ full recompute) in forward passes
     double recompute_s_per_slot = 0; ///< selective recompute of the experts' activation
+    double forward_pairs = 1; ///< forward dispatch + combine pairs per layer (2: full recompute)
+    /// Per MoE layer, forward and backward (recomputation included): attention, router and
+    /// shared experts, the compute a DualPipe pair runs beside the other pass's all-to-alls.
+    double attention_block_fwd_s = 0, attention_block_bwd_s = 0;
 
     /// Forward time of one EP rank's grouped expert GEMMs holding `slots` token slots.
     double expertForward_s(double slots) const;
@@ -127,7 +131,14 @@ struct MoeCostModel {
     double dispatch_s(double recv_factor) const;
     /// One all-to-all at activation precision (the combine, and both backward all-to-alls).
     double combine_s(double recv_factor) const;
+    /// DualPipe: what one MoE layer's all-to-alls add to a fused forward & backward pair's
+    /// compute when the EP group runs at `factor` x the mean load (evaluate.cpp derives it).
+    double pairExposed_s(double factor) const;
 };
+
+/// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
+/// alone rather than fused into overlapped pairs.
+double dualPipeUnpairedPasses(int pp, int stage);
 
 struct StageResult {
     StageLayers layers;

@@ -70,13 +70,17 @@ public:
 
 private:
     void gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMetrics& gpus) const;
+    /// DualPipe: the stage whose chunk shares a rank with `stage` (itself otherwise).
+    size_t partnerOf(size_t stage) const;
+    /// Per micro-batch of the rank running `stage`, from its and its partner's times.
+    double rankTime_s(size_t stage, double own_s, double partner_s) const;
     struct StageConst {
         std::vector<int> moe_layers; ///< MoE layer indices the stage holds
         double total_s = 0;          ///< per micro-batch at the base load
         double base_wait_s = 0;      ///< imbalance wait in total_s
-        double compute_s = 0;        ///< compute (the overlap window), load-independent
-        double a2a_total_s = 0;      ///< all-to-all before overlap at the mean load
+        double compute_s = 0;        ///< compute, load-independent
         double expert_mean_s = 0;    ///< expert GEMMs fwd+bwd per MoE layer at the mean load
+        double unpaired = 0; ///< DualPipe: forwards the rank runs alone (dualPipeUnpairedPasses)
         double dispatch_bytes = 0, combine_bytes = 0; ///< per GPU per all-to-all call
         double memory_share = 0;                      ///< memory total / HBM
     };
@@ -88,7 +92,7 @@ private:
     double fwd_pairs_ = 1;        ///< forward all-to-all pairs per layer (2 with full recompute)
     double fixed_s_ = 0;          ///< PP transfers + DP sync + optimizer of the step
     double bubble_per_mb_s_ = 0;  ///< bubble / per-micro-batch time (the closed forms are linear)
-    bool overlapped_a2a_ = false; ///< DualPipe hides the all-to-all behind compute
+    bool overlapped_a2a_ = false; ///< DualPipe: fused pairs, and two stages' chunks per rank
     bool is_moe_ = false;
     double base_step_s_ = 0;
 };
