@@ -198,6 +198,9 @@ private slots:
                                             "cluster.nodes_per_rack"));
         QCOMPARE(over->gpus.size(), std::size_t{32});
         QCOMPARE(over->gpus.front(), 32); // node 4, the first node of rack 2
+        // Critical warnings come first, ahead of the default's exposed-sync warning.
+        QVERIFY(uneven.warnings.size() >= 2);
+        QCOMPARE(over, uneven.warnings.begin());
         // Moving a node from rack 2 into rack 1 brings every rack under 30 kW.
         edit = setScenarioField(*edit.scenario, "cluster.rack_nodes", "[3, 2, 3]");
         QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());

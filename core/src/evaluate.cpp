@@ -886,6 +886,10 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     addDesignWarnings(s, report, rates);
     report.economics = computeEconomics(s, report); // last: it reads the throughput and graph
     addGoodputWarning(report.economics, report);
+    // Most severe first, so a list cut short still shows what breaks the design.
+    std::stable_sort(
+        report.warnings.begin(), report.warnings.end(),
+        [](const DesignWarning& a, const DesignWarning& b) { return a.severity > b.severity; });
     return report;
 }
 

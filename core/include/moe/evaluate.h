@@ -187,7 +187,7 @@ struct Report {
     double step_time_s = 0;
     MemoryBreakdown memory; ///< the stage with the least margin
     Throughput throughput;
-    std::vector<DesignWarning> warnings;
+    std::vector<DesignWarning> warnings; ///< most severe first
     Economics economics; ///< time, cost, power and failures of the run (economics.h)
 
     // Inputs of the step timeline (timeline.h) that are not per stage.
