@@ -2,8 +2,10 @@
 // with the replay playing, saves a screenshot, and counts the GPU cells in it: every cell is
 // a quad in a colour of the ramp, separated from its neighbours by background, so the number
 // of 4-connected regions of ramp-coloured pixels inside the map is the number of GPUs drawn.
-// The map's layout arithmetic (cluster_map.h) is checked directly, without a window.
+// The map's layout arithmetic (cluster_map.h) and the cluster resize behind --gpus and the
+// nodes / GPUs-per-node what-ifs (cluster_resize.h) are checked directly, without a window.
 #include "cluster_map.h"
+#include "cluster_resize.h"
 #include "test_support.h"
 
 #include "moe/scenario_io.h"
@@ -195,6 +197,79 @@ private slots:
                  -1);
         // Racks are drawn at capacity: both are equally tall, 5 node rows and 4 gaps.
         QCOMPARE(l.rack_h, 5 * l.node_rows + 4 * MapLayout::kNodeGap);
+    }
+
+    // Nodes and GPUs per node resize the cluster with dp and the global batch following the GPU
+    // count (the batch per DP rank held), in one validated edit.
+    void clusterResize() {
+        using moe::live::resizeCluster;
+        const moe::LoadResult loaded =
+            moe::loadScenarioText(moe::defaultScenarioYaml(), "<built-in default>");
+        QVERIFY2(loaded.ok(), moe::formatAll(loaded.diagnostics).c_str());
+        const moe::Scenario& s = *loaded.scenario;
+        QCOMPARE(s.cluster.nodes, 8);
+        QCOMPARE(s.cluster.gpus_per_node, 8);
+        QCOMPARE(s.layout.dp, 64);
+        QCOMPARE(s.training.global_batch, int64_t{512});
+
+        const auto doubled = resizeCluster(s, 16, 8);
+        QVERIFY2(doubled.edit.ok(), moe::formatAll(doubled.edit.diagnostics).c_str());
+        QCOMPARE(doubled.edit.scenario->cluster.gpuCount(), 128);
+        QCOMPARE(doubled.edit.scenario->layout.dp, 128);
+        QCOMPARE(doubled.edit.scenario->training.global_batch, int64_t{1024});
+        QCOMPARE(doubled.summary, std::string("16 nodes: dp 64 -> 128, global batch 512 -> 1024"));
+
+        // 3 nodes are 24 GPUs: dp 24 and batch 192 are whole numbers and the layout fits.
+        const auto three = resizeCluster(s, 3, 8);
+        QVERIFY2(three.edit.ok(), moe::formatAll(three.edit.diagnostics).c_str());
+        QCOMPARE(three.edit.scenario->layout.dp, 24);
+        QCOMPARE(three.edit.scenario->training.global_batch, int64_t{192});
+
+        // One node of 4 GPUs: dp 4 and batch 32 divide, but EP 8 does not fit on 4 GPUs; the
+        // reason is the validator's.
+        const auto tiny = resizeCluster(s, 1, 4);
+        QVERIFY(!tiny.edit.ok());
+        QVERIFY(!tiny.overrides.empty());
+        QVERIFY(!tiny.edit.diagnostics.empty());
+        const std::string reason = tiny.edit.diagnostics.front().message;
+        QVERIFY2(reason.find("layout.ep") != std::string::npos, reason.c_str());
+
+        const auto halved = resizeCluster(s, 8, 4);
+        QVERIFY2(halved.edit.ok(), moe::formatAll(halved.edit.diagnostics).c_str());
+        QCOMPARE(halved.edit.scenario->cluster.gpus_per_node, 4);
+        QCOMPARE(halved.edit.scenario->cluster.nodes, 8);
+        QCOMPARE(halved.edit.scenario->layout.dp, 32);
+        QCOMPARE(halved.edit.scenario->training.global_batch, int64_t{256});
+        QCOMPARE(halved.summary,
+                 std::string("4 GPUs per node: dp 64 -> 32, global batch 512 -> 256"));
+
+        // A per-rack list is emptied when the node count changes, so the racks refill.
+        std::vector<std::string> overrides;
+        for (int i = 1; i < kUnevenRacks.size(); i += 2)
+            overrides.push_back(kUnevenRacks[i].toStdString());
+        const moe::LoadResult racked = moe::loadScenarioTextWithOverrides(
+            moe::defaultScenarioYaml(), "<built-in default>", ".", overrides);
+        QVERIFY2(racked.ok(), moe::formatAll(racked.diagnostics).c_str());
+        const auto grown = resizeCluster(*racked.scenario, 16, 8);
+        QVERIFY2(grown.edit.ok(), moe::formatAll(grown.edit.diagnostics).c_str());
+        QVERIFY(grown.edit.scenario->cluster.rack_nodes.empty());
+        QCOMPARE(grown.edit.scenario->cluster.nodesInRacks(), (std::vector<int>{5, 5, 5, 1}));
+    }
+
+    // dp that does not scale to a whole number is refused before the validator, with the
+    // numbers: PP 8 leaves dp 8 on 64 GPUs, and 12 GPUs would need dp 1.5.
+    void clusterResizeRefusesFractionalDp() {
+        const moe::LoadResult loaded = moe::loadScenarioTextWithOverrides(
+            moe::defaultScenarioYaml(), "<built-in default>", ".", {"layout.pp=8", "layout.dp=8"});
+        QVERIFY2(loaded.ok(), moe::formatAll(loaded.diagnostics).c_str());
+        const auto r = moe::live::resizeCluster(*loaded.scenario, 3, 4);
+        QVERIFY(!r.edit.ok());
+        QVERIFY(r.overrides.empty());
+        QCOMPARE(r.summary, std::string("3 nodes of 4 GPUs"));
+        QCOMPARE(r.edit.diagnostics.size(), size_t{1});
+        QCOMPARE(r.edit.diagnostics.front().field, std::string("layout.dp"));
+        QVERIFY2(r.edit.diagnostics.front().message.find("dp 8 does not scale to 12 GPUs") == 0,
+                 r.edit.diagnostics.front().message.c_str());
     }
 
     // The same uneven racks on screen: still exactly one cell per GPU.

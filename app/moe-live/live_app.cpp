@@ -1,6 +1,8 @@
 // moe-live's user interface: controls, replay plots, the cluster map's colours and tooltips.
 #include "live_app.h"
 
+#include "cluster_resize.h"
+
 #include "moe/edits.h"
 #include "moe/scenario_io.h"
 
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -36,7 +39,7 @@ std::vector<std::string> powersOfTwo(int lo, int hi) {
 }
 
 /// The discrete what-ifs and the values offered for each. Every value is checked with
-/// setScenarioField, so a greyed button carries exactly the reason a file would be rejected.
+/// applyWhatIf, so a greyed button carries exactly the reason a file would be rejected.
 std::vector<std::pair<std::string, std::vector<std::string>>> discreteFields(const Scenario& s) {
     const int gpus = s.cluster.gpuCount();
     const int experts = std::max(1, s.model.experts);
@@ -57,6 +60,26 @@ std::vector<std::pair<std::string, std::vector<std::string>>> discreteFields(con
     f.push_back({"model.experts", powersOfTwo(8, 512)});
     f.push_back({"model.top_k", {"1", "2", "4", "6", "8", "16"}});
     return f;
+}
+
+/// What a what-if button does. Nodes and GPUs per node resize the cluster the way --gpus does
+/// (dp and the global batch follow the GPU count): alone, a new GPU count no longer matches dp.
+/// Every other field is set on its own. `effect` describes a resize ("" otherwise).
+struct WhatIf {
+    FieldEditResult edit;
+    std::string effect;
+};
+
+WhatIf applyWhatIf(const Scenario& s, const std::string& path, const std::string& value,
+                   const std::string& base_dir) {
+    const bool nodes = path == "cluster.nodes";
+    if (nodes || path == "cluster.gpus_per_node") {
+        const int n = std::atoi(value.c_str());
+        ClusterResize r = resizeCluster(s, nodes ? n : s.cluster.nodes,
+                                        nodes ? s.cluster.gpus_per_node : n, base_dir);
+        return {std::move(r.edit), std::move(r.summary)};
+    }
+    return {setScenarioField(s, path, value, base_dir), {}};
 }
 
 std::string formatBytes(double bytes) {
@@ -97,31 +120,22 @@ const char* toString(Metric m) {
     return "?";
 }
 
-std::optional<Scenario> scaleToGpus(const Scenario& s, int gpus, std::string& error) {
+std::optional<Scenario> scaleToGpus(const Scenario& s, int gpus, std::string& error,
+                                    const std::string& base_dir) {
+    const std::string label = "--gpus " + std::to_string(gpus);
     const int gpn = std::max(1, s.cluster.gpus_per_node);
-    const int have = s.cluster.gpuCount();
-    if (gpus <= 0 || gpus % gpn != 0 || have <= 0) {
-        error = "--gpus " + std::to_string(gpus) + ": not a multiple of the " +
-                std::to_string(gpn) + " GPUs per node";
+    if (gpus <= 0 || gpus % gpn != 0) {
+        error = label + ": not a multiple of the " + std::to_string(gpn) + " GPUs per node";
         return std::nullopt;
     }
-    // dp and the global batch scale with the GPU count; both must stay whole numbers.
-    const int64_t dp_num = int64_t{s.layout.dp} * gpus;
-    const int64_t batch_num = s.training.global_batch * gpus;
-    if (dp_num % have != 0 || batch_num % have != 0) {
-        error = "--gpus " + std::to_string(gpus) + ": dp " + std::to_string(s.layout.dp) +
-                " and global batch do not scale from " + std::to_string(have) + " GPUs";
+    ClusterResize resized = resizeCluster(s, gpus / gpn, gpn, base_dir);
+    if (!resized.edit.ok()) {
+        for (Diagnostic& d : resized.edit.diagnostics)
+            d.file = label;
+        error = formatAll(resized.edit.diagnostics);
         return std::nullopt;
     }
-    const std::vector<std::string> overrides = {
-        "cluster.nodes=" + std::to_string(gpus / gpn), "layout.dp=" + std::to_string(dp_num / have),
-        "training.global_batch=" + std::to_string(batch_num / have)};
-    LoadResult r = loadScenarioTextWithOverrides(toYaml(s), "--gpus", ".", overrides);
-    if (!r.ok()) {
-        error = formatAll(r.diagnostics);
-        return std::nullopt;
-    }
-    return r.scenario;
+    return resized.edit.scenario;
 }
 
 std::optional<Scenario> loadFromOptions(const Options& o, std::string& error) {
@@ -134,7 +148,7 @@ std::optional<Scenario> loadFromOptions(const Options& o, std::string& error) {
         return std::nullopt;
     }
     if (o.gpus > 0)
-        return scaleToGpus(*r.scenario, o.gpus, error);
+        return scaleToGpus(*r.scenario, o.gpus, error, directoryOf(o.file));
     return r.scenario;
 }
 
@@ -157,11 +171,12 @@ Evaluated evaluateJob(const Scenario& scenario, const std::string& base_dir) {
         std::vector<Candidate>& out = e.candidates[path];
         const std::optional<std::string> current = getScenarioField(scenario, path);
         for (const std::string& v : values) {
-            Candidate c{v, ""};
+            Candidate c{v, "", ""};
             if (!current || *current != v) {
-                const FieldEditResult r = setScenarioField(scenario, path, v, base_dir);
-                if (!r.ok())
-                    c.reason = firstError(r.diagnostics);
+                const WhatIf w = applyWhatIf(scenario, path, v, base_dir);
+                if (!w.edit.ok())
+                    c.reason = firstError(w.edit.diagnostics);
+                c.effect = w.effect;
             }
             out.push_back(std::move(c));
         }
@@ -242,13 +257,13 @@ void LiveApp::reevaluateNow(const Scenario* edited) {
 }
 
 void LiveApp::requestEdit(const std::string& path, const std::string& value) {
-    const FieldEditResult r = setScenarioField(editBase(), path, value, base_dir_);
-    if (!r.ok()) {
-        edit_error_ = path + " = " + value + ": " + firstError(r.diagnostics);
+    const WhatIf w = applyWhatIf(editBase(), path, value, base_dir_);
+    if (!w.edit.ok()) {
+        edit_error_ = path + " = " + value + ": " + firstError(w.edit.diagnostics);
         return;
     }
     edit_error_.clear();
-    submit(*r.scenario);
+    submit(*w.edit.scenario);
 }
 
 const Scenario& LiveApp::editBase() const {
@@ -543,8 +558,11 @@ bool LiveApp::choiceRow(const char* label, const std::string& path) {
         if (selected)
             ImGui::PopStyleColor();
         ImGui::EndDisabled();
-        if (invalid && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", c.reason.c_str());
+        if ((invalid || !c.effect.empty()) &&
+            ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+            const char* sep = invalid && !c.effect.empty() ? "\n" : "";
+            ImGui::SetTooltip("%s%s%s", c.effect.c_str(), sep, c.reason.c_str());
+        }
         ImGui::PopID();
         x = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + 4;
     }

@@ -42,14 +42,16 @@ std::string directoryOf(const std::string& file);
 std::optional<Scenario> loadFromOptions(const Options& options, std::string& error);
 
 /// `scenario` scaled to `gpus` GPUs: nodes = gpus / gpus_per_node, and dp and the global batch
-/// scaled by the same factor, so micro-batches per step and the per-GPU work stay as they were.
-/// Goes through the same override path as --set; nullopt (and `error`) when it does not divide.
-std::optional<Scenario> scaleToGpus(const Scenario& scenario, int gpus, std::string& error);
+/// scaled by the same factor (resizeCluster). Nullopt (and `error`) when it does not divide or
+/// the result does not validate. `base_dir` resolves a relative routing histogram.
+std::optional<Scenario> scaleToGpus(const Scenario& scenario, int gpus, std::string& error,
+                                    const std::string& base_dir = ".");
 
 /// One discrete what-if value and whether the scenario accepts it ("" = valid, else why not).
 struct Candidate {
     std::string value;
     std::string reason;
+    std::string effect; ///< what else the button changes ("" = only its field)
 };
 
 /// What one evaluation job produces (on a worker thread).

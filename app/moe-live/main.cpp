@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
                     drag.push_back(eval_ms + t.build_ms);
                     drag_cpu.push_back(eval_cpu_ms + t.build_cpu_ms);
                 }
-                std::printf("  what-if buttons checked         %8.2f ms  (setScenarioField per "
+                std::printf("  what-if buttons checked         %8.2f ms  (one validated edit per "
                             "offered value, on the worker thread after each edit)\n",
                             app.candidatesMs());
                 std::printf("  map colours (instance buffer)   median %8.2f ms  (%d cells)\n",
