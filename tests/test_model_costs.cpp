@@ -2,6 +2,7 @@
 // each against values derived by hand in the comments.
 #include "moe/model_costs.h"
 #include "moe/scenario_io.h"
+#include "test_support.h"
 
 #include <QtTest>
 
@@ -52,36 +53,13 @@ ModelSpec deepSeekV3() {
     return m;
 }
 
-// The built-in default scenario (sample_clusters/dgx-h100-8x8-moe16.yaml), built in code so this
-// test does not depend on the loader.
+// The built-in default scenario (sample_clusters/dgx-h100-8x8-moe16.yaml) with one sequence per
+// micro-batch, built in code so this test does not depend on the loader. ZeRO-1 and the 1F1B
+// schedule are the struct defaults.
 Scenario defaultLike() {
-    Scenario s;
+    Scenario s = test::h100Moe16Scenario();
     s.name = "dgx-h100-8x8-moe16";
-    s.cluster.gpu.preset = "h100-sxm";
-    s.cluster.gpu.hbm_gb = 80;
-    s.cluster.nodes = 8;
-    s.cluster.gpus_per_node = 8;
-    ModelSpec& m = s.model;
-    m.layers = 24;
-    m.dense_layers = 0;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.seq_len = 4096;
-    m.vocab = 32000;
-    m.ffn_hidden = 14336;
-    m.experts = 16;
-    m.top_k = 2;
-    m.expert_ffn_hidden = 8192;
-    s.training.global_batch = 512;
-    s.training.micro_batch = 1;
-    s.training.zero_stage = 1;
     s.training.recompute = Recompute::selective;
-    s.layout.tp = 1;
-    s.layout.pp = 1;
-    s.layout.dp = 64;
-    s.layout.ep = 8;
-    s.layout.schedule = PipelineSchedule::one_f_one_b;
     return s;
 }
 

@@ -3,6 +3,7 @@
 // with "tp-cp-ep-dp-pp" the dense grid is tp, cp, dp, pp (strides 1, tp, tp*cp, tp*cp*dp) and
 // the expert grid is etp, ep, edp, pp (strides 1, etp, etp*ep, etp*ep*edp).
 #include "moe/placement.h"
+#include "test_support.h"
 
 #include <QtTest>
 
@@ -14,25 +15,10 @@ using namespace moe;
 
 namespace {
 
-ClusterSpec h100Nodes(int nodes) {
-    ClusterSpec c;
-    c.gpu.name = "H100 SXM";
-    c.gpu.scale_up_fabric = "NVLink";
-    c.gpu.scale_up_gbps = 450;
-    c.gpu.scale_up_latency_us = 3;
-    c.nodes = nodes;
-    c.gpus_per_node = 8;
-    c.nics_per_node = 8;
-    c.nic.bandwidth_gbps = 48;
-    c.nic.latency_us = 4;
-    c.fabric = Fabric::infiniband;
-    return c;
-}
-
 /// 8 nodes x 8 H100, 16 experts, TP1 CP1 PP1 DP64 EP8 ETP1, order tp-cp-ep-dp-pp.
 Scenario textbook() {
     Scenario s;
-    s.cluster = h100Nodes(8);
+    s.cluster = test::h100Nodes(8);
     s.model.layers = 4;
     s.model.dense_layers = 1; // MoE layers 0, 1, 2
     s.model.experts = 16;
@@ -135,7 +121,7 @@ private slots:
         // Megatron's initialize_model_parallel docstring: 16 GPUs, TP=2, PP=4 (so DP=2):
         // DP groups [g0,g2],[g1,g3],[g4,g6],...; PP groups [g0,g4,g8,g12],[g1,g5,g9,g13],...
         Scenario s = textbook();
-        s.cluster = h100Nodes(2);
+        s.cluster = test::h100Nodes(2);
         s.model.experts = 0;
         s.layout.tp = 2;
         s.layout.pp = 4;

@@ -28,4 +28,45 @@ std::string samplePath(const std::string& name) {
     return std::string(MOE_SAMPLES_DIR) + "/" + name;
 }
 
+ClusterSpec h100Nodes(int nodes) {
+    ClusterSpec c;
+    c.gpu.name = "H100 SXM";
+    c.gpu.scale_up_fabric = "NVLink";
+    c.gpu.scale_up_gbps = 450;
+    c.gpu.scale_up_latency_us = 3;
+    c.nodes = nodes;
+    c.gpus_per_node = 8;
+    c.nics_per_node = 8;
+    c.nic.bandwidth_gbps = 48;
+    c.nic.latency_us = 4;
+    c.fabric = Fabric::infiniband;
+    return c;
+}
+
+Scenario h100Moe16Scenario() {
+    Scenario s;
+    s.cluster.gpu.preset = "h100-sxm";
+    s.cluster.gpu.hbm_gb = 80;
+    s.cluster.nodes = 8;
+    s.cluster.gpus_per_node = 8;
+    ModelSpec& m = s.model;
+    m.layers = 24;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.seq_len = 4096;
+    m.vocab = 32000;
+    m.ffn_hidden = 14336;
+    m.experts = 16;
+    m.top_k = 2;
+    m.expert_ffn_hidden = 8192;
+    s.training.global_batch = 512;
+    s.training.micro_batch = 1;
+    s.layout.tp = 1;
+    s.layout.pp = 1;
+    s.layout.dp = 64;
+    s.layout.ep = 8;
+    return s;
+}
+
 } // namespace moe::test

@@ -2,6 +2,7 @@
 // from the fabric rules in core/src/topology.cpp (64-port leaves and spines, half the leaf ports
 // down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
 #include "moe/topology.h"
+#include "test_support.h"
 
 #include <QtTest>
 
@@ -11,20 +12,6 @@
 using namespace moe;
 
 namespace {
-
-ClusterSpec h100Nodes(int nodes) {
-    ClusterSpec c;
-    c.gpu.name = "H100 SXM";
-    c.gpu.scale_up_fabric = "NVLink";
-    c.gpu.scale_up_gbps = 450;
-    c.gpu.scale_up_latency_us = 3;
-    c.nodes = nodes;
-    c.gpus_per_node = 8;
-    c.nics_per_node = 8;
-    c.nic.bandwidth_gbps = 48;
-    c.nic.latency_us = 4;
-    return c;
-}
 
 /// GB200 NVL72-like racks: 18 compute trays of 4 GPUs share one NVLink domain.
 ClusterSpec gb200Racks(int racks) {
@@ -87,7 +74,7 @@ class TestTopology : public QObject {
     Q_OBJECT
 private slots:
     void railOptimized8x8() {
-        ClusterSpec c = h100Nodes(8);
+        ClusterSpec c = test::h100Nodes(8);
         c.nodes_per_rack = 4;
         const HardwareGraph g = buildHardwareGraph(c);
         // 64 GPUs, 8 NVSwitches, 64 NICs, 8 rail leaves (one group of 8 nodes), and
@@ -136,7 +123,7 @@ private slots:
     }
 
     void railOptimizedRoutes() {
-        const HardwareGraph g = buildHardwareGraph(h100Nodes(8));
+        const HardwareGraph g = buildHardwareGraph(test::h100Nodes(8));
         QVERIFY(g.route(5, 5).empty());
         // Same node: GPU -> NVSwitch -> GPU.
         const auto same = g.route(0, 7);
@@ -161,7 +148,7 @@ private slots:
     }
 
     void fatTreeOversubscription() {
-        ClusterSpec c = h100Nodes(8);
+        ClusterSpec c = test::h100Nodes(8);
         c.fabric_topology = FabricTopology::fat_tree;
         const HardwareGraph full = buildHardwareGraph(c);
         // 32 / 8 NICs = 4 nodes per leaf: 2 leaves, ceil(2 * 32 / 64) = 1 spine.
@@ -248,7 +235,7 @@ private slots:
     // cluster.rack_nodes: racks hold consecutive nodes in the listed counts; the rest of the
     // nodes fill further racks of nodes_per_rack.
     void unevenRacks() {
-        ClusterSpec c = h100Nodes(8);
+        ClusterSpec c = test::h100Nodes(8);
         c.nodes_per_rack = 4;
         c.rack_nodes = {3, 1};
         QCOMPARE(c.nodesInRacks(), (std::vector<int>{3, 1, 4}));
@@ -286,7 +273,7 @@ private slots:
     }
 
     void singleNodeHasNoFabric() {
-        const HardwareGraph g = buildHardwareGraph(h100Nodes(1));
+        const HardwareGraph g = buildHardwareGraph(test::h100Nodes(1));
         QCOMPARE(g.gpuCount(), 8);
         QCOMPARE(g.leaves, 0);
         QCOMPARE(g.spines, 0);
@@ -302,7 +289,7 @@ private slots:
 
     void sharedNicsAndLoneGpus() {
         // 2 NICs for 8 GPUs: local GPUs 0-3 send on NIC 0, 4-7 on NIC 1.
-        ClusterSpec c = h100Nodes(4);
+        ClusterSpec c = test::h100Nodes(4);
         c.nics_per_node = 2;
         const HardwareGraph g = buildHardwareGraph(c);
         QCOMPARE(g.vertices[g.gpu_nic_vertex[3]].index, 0);
@@ -317,7 +304,7 @@ private slots:
         QCOMPARE(g.links[g.leaf_spine_links_begin[1]].bandwidth_gbps, 192.0);
 
         // One GPU per node: no NVSwitch, no scale-up link.
-        ClusterSpec lone = h100Nodes(4);
+        ClusterSpec lone = test::h100Nodes(4);
         lone.gpus_per_node = 1;
         lone.nics_per_node = 1;
         const HardwareGraph l = buildHardwareGraph(lone);
@@ -328,9 +315,9 @@ private slots:
     }
 
     void badInputDoesNotCrash() {
-        ClusterSpec c = h100Nodes(0);
+        ClusterSpec c = test::h100Nodes(0);
         QCOMPARE(buildHardwareGraph(c).gpuCount(), 0);
-        c = h100Nodes(2);
+        c = test::h100Nodes(2);
         c.gpus_per_node = 0;
         c.nics_per_node = -3;
         c.oversubscription = 0.5;
@@ -340,7 +327,7 @@ private slots:
     }
 
     void hundredThousandGpus() {
-        const HardwareGraph g = buildHardwareGraph(h100Nodes(12500));
+        const HardwareGraph g = buildHardwareGraph(test::h100Nodes(12500));
         // 12500 nodes in ceil(12500 / 32) = 391 rail groups x 8 rails = 3128 leaves;
         // ceil(3128 * 32 / 64) = 1564 spines; each leaf takes a window of 32 spines.
         QCOMPARE(g.gpuCount(), 100000);

@@ -57,6 +57,17 @@ std::multiset<int> numberTexts(const QString& path) {
     return numbers;
 }
 
+/// Shows the view at `size`, waits until the window system exposes it and hands it the default
+/// scenario's result; false if the window never appears.
+bool showDefaultOnScreen(TopologyView& view, QSize size = QSize(1400, 900)) {
+    view.resize(size);
+    view.show();
+    if (!QTest::qWaitForWindowExposed(&view))
+        return false;
+    view.showResult(resultFor(defaultScenario()));
+    return true;
+}
+
 bool near(const QColor& a, const QColor& b, int tolerance = 40) {
     return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) +
                std::abs(a.blue() - b.blue()) <=
@@ -174,10 +185,7 @@ private slots:
     void mouseHoverFindsTheGpu() {
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.showResult(resultFor(defaultScenario()));
+        QVERIFY(showDefaultOnScreen(view));
         QGraphicsView* gv = view.graphicsView();
         const QPoint at = gv->mapFromScene(view.gpuSceneRect(42).center());
         QTest::mouseMove(gv->viewport(), at);
@@ -192,10 +200,7 @@ private slots:
     void highlightedGpusAreOutlined() {
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.showResult(resultFor(defaultScenario()));
+        QVERIFY(showDefaultOnScreen(view));
         state.setHighlight({3}, QStringLiteral("a warning about GPU 3"));
         view.zoomToGpu(3, 60);
         QGraphicsView* gv = view.graphicsView();
@@ -216,10 +221,7 @@ private slots:
         // 16 experts round-robin over EP=8: EP rank 2 (GPU 10) holds experts 2 and 10.
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.showResult(resultFor(defaultScenario()));
+        QVERIFY(showDefaultOnScreen(view));
         QGraphicsView* gv = view.graphicsView();
         QTest::mouseClick(gv->viewport(), Qt::LeftButton, {},
                           gv->mapFromScene(view.gpuSceneRect(10).center()));
@@ -322,10 +324,7 @@ private slots:
         // every model change invalidates it: a metric switch repaints the GPU colours.
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.resize(900, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.showResult(resultFor(defaultScenario()));
+        QVERIFY(showDefaultOnScreen(view, QSize(900, 700)));
         int cached = 0;
         for (QGraphicsItem* item : view.scene()->items())
             cached += item->cacheMode() == QGraphicsItem::DeviceCoordinateCache ? 1 : 0;

@@ -4,6 +4,7 @@
 // file, line and column on each diagnostic.
 #include "moe/scenario_io.h"
 #include "moe/validate.h"
+#include "test_support.h"
 
 #include <QtTest>
 
@@ -20,44 +21,25 @@ using namespace moe;
 
 namespace {
 
-// Built by hand so these tests do not depend on the catalog or the loader: 8 nodes x 8 H100s,
-// a 24-layer, 16-expert top-2 MoE, TP1 PP1 DP64 EP8 (expert-DP 8), 512 sequences a step.
+// The shared 64-GPU MoE scenario (TP1 PP1 DP64 EP8, so expert-DP 8) with its GPU and NIC numbers
+// resolved, as the validator sees a loaded file, without depending on the catalog or the loader.
 Scenario validScenario() {
-    Scenario s;
+    Scenario s = test::h100Moe16Scenario();
     s.name = "valid";
     ClusterSpec& c = s.cluster;
-    c.gpu.preset = "h100-sxm";
     c.gpu.name = "H100";
     c.gpu.bf16_tflops = 989;
     c.gpu.fp8_tflops = 1979;
-    c.gpu.hbm_gb = 80;
     c.gpu.hbm_tbps = 3.35;
     c.gpu.scale_up_gbps = 450;
     c.gpu.scale_up_latency_us = 2.5;
     c.gpu.power_w = 700;
-    c.nodes = 8;
-    c.gpus_per_node = 8;
     c.nodes_per_rack = 4;
     c.nic.preset = "cx7-400g";
     c.nic.speed_gbit = 400;
     c.nic.bandwidth_gbps = 48;
     c.nic.latency_us = 4;
     c.nics_per_node = 8;
-    ModelSpec& m = s.model;
-    m.layers = 24;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.seq_len = 4096;
-    m.vocab = 32000;
-    m.ffn_hidden = 14336;
-    m.experts = 16;
-    m.top_k = 2;
-    m.expert_ffn_hidden = 8192;
-    s.training.global_batch = 512;
-    s.training.micro_batch = 1;
-    s.layout.dp = 64;
-    s.layout.ep = 8;
     return s;
 }
 
