@@ -1625,6 +1625,18 @@ void GanttView::rebuildRows() {
             if (d.moe && moe_layer >= 0 && moe_layer < load.moe_layers)
                 moe_layers[s].push_back(moe_layer);
         }
+    // A DualPipe rank runs stage s's chunk in one direction and stage pp-1-s's in the other:
+    // its row shows both, and its GPUs' load covers both chunks' MoE layers.
+    const bool dual = scenario.layout.schedule == PipelineSchedule::dualpipe && stages > 1;
+    const auto partnerOf = [&](int stage) { return dual ? stages - 1 - stage : stage; };
+    if (dual)
+        for (int s = 0; s < stages / 2; ++s) {
+            auto& mine = moe_layers[static_cast<size_t>(s)];
+            auto& theirs = moe_layers[static_cast<size_t>(partnerOf(s))];
+            const std::vector<int> own = mine;
+            mine.insert(mine.end(), theirs.begin(), theirs.end());
+            theirs.insert(theirs.begin(), own.begin(), own.end());
+        }
     for (int g = 0; g < gpus; ++g) {
         const int s = placement != nullptr && g < static_cast<int>(placement->coords.size())
                           ? std::clamp(placement->coords[static_cast<size_t>(g)].pp, 0, stages - 1)
@@ -1687,17 +1699,22 @@ void GanttView::rebuildRows() {
         stage.timeline_row = stage_row[static_cast<size_t>(s)];
         stage.expert_ratio = mean_ratio(list);
         stage.hottest = holds_hottest(list);
-        QString layers;
-        if (s < static_cast<int>(report.stages.size())) {
-            const auto& idx = report.stages[static_cast<size_t>(s)].layers.layer_indices;
-            if (!idx.empty()) {
-                const auto [lo, hi] = std::minmax_element(idx.begin(), idx.end());
-                layers = *hi - *lo + 1 == static_cast<int>(idx.size())
-                             ? QStringLiteral(" · layers %1–%2").arg(*lo).arg(*hi)
-                             : QStringLiteral(" · %1 layers").arg(idx.size());
+        if (dual) {
+            // Both chunks' layer ranges would not fit the label column; the stages name them.
+            stage.label = QStringLiteral("Rank %1 · stages %1 + %2").arg(s).arg(partnerOf(s));
+        } else {
+            QString layers;
+            if (s < static_cast<int>(report.stages.size())) {
+                const auto& idx = report.stages[static_cast<size_t>(s)].layers.layer_indices;
+                if (!idx.empty()) {
+                    const auto [lo, hi] = std::minmax_element(idx.begin(), idx.end());
+                    layers = *hi - *lo + 1 == static_cast<int>(idx.size())
+                                 ? QStringLiteral(" · layers %1–%2").arg(*lo).arg(*hi)
+                                 : QStringLiteral(" · %1 layers").arg(idx.size());
+                }
             }
+            stage.label = QStringLiteral("Stage %1%2").arg(s).arg(layers);
         }
-        stage.label = QStringLiteral("Stage %1%2").arg(s).arg(layers);
         rows.push_back(std::move(stage));
         for (size_t i = 0; i < list.size();) {
             const int node = list[i] / per_node;
