@@ -7,7 +7,7 @@
 #include "moe_widgets/memory_chart.h"
 #include "moe_widgets/palette.h"
 #include "moe_widgets/view_state.h"
-#include "test_support.h"
+#include "widget_test_support.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -24,21 +24,6 @@ using namespace moe;
 using namespace moe::widgets;
 
 namespace {
-
-EvaluationResultPtr resultFor(const Scenario& scenario) {
-    auto result = std::make_shared<EvaluationResult>();
-    result->generation = 1;
-    result->scenario = scenario;
-    result->report = evaluate(scenario);
-    return result;
-}
-
-Scenario loadSample(const char* name) {
-    const LoadResult loaded = loadScenarioFile(test::samplePath(name));
-    if (!loaded.ok())
-        qFatal("cannot load %s", name);
-    return *loaded.scenario;
-}
 
 std::unique_ptr<ReportView> makeView(const QString& id) {
     if (id == QLatin1String("gantt"))
@@ -65,8 +50,8 @@ class TestCharts : public QObject {
 
 private slots:
     void initTestCase() {
-        default_ = resultFor(defaultScenario());
-        deepseek_ = resultFor(loadSample("deepseek-v3-2048xh800.yaml"));
+        default_ = test::resultFor(defaultScenario());
+        deepseek_ = test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         QCOMPARE(default_->report.gpus, 64);
         QCOMPARE(deepseek_->report.gpus, 2048);
     }
@@ -275,6 +260,23 @@ private slots:
         QCOMPARE(view.rows()[static_cast<size_t>(row)].stage, 7);
         QCOMPARE(view.rows()[static_cast<size_t>(row)].node, 125);
         QCOMPARE(static_cast<int>(view.visibleRows().size()), 16 + 16 + 8);
+
+        // DualPipe: a row is a rank running stages s and 15-s, and its tooltip says so.
+        QCOMPARE(deepseek_->scenario.layout.schedule, PipelineSchedule::dualpipe);
+        GanttView fresh(nullptr, nullptr); // scrolled to the top, unlike `view` after revealGpu
+        fresh.resize(1400, 700);
+        fresh.showResult(deepseek_);
+        fresh.collapseAll();
+        fresh.setExpanded(0, true);
+        const QString rank = fresh.toolTipAt(QPoint(40, 26 + 2));
+        QVERIFY2(rank.contains(QLatin1String("Rank 0 (stages 0 + 15, 128 GPUs)")),
+                 qPrintable(rank));
+        QString node;
+        for (int y = 26 + 2; y < 700 && !node.contains(QLatin1String("node")); y += 2)
+            node = fresh.toolTipAt(QPoint(40, y));
+        QVERIFY2(node.contains(QLatin1String("Rank 0 (stages 0 + 15), node 0 (8 GPUs)")),
+                 qPrintable(node));
+        QVERIFY2(!node.contains(QLatin1String("Stage")), qPrintable(node));
     }
 
     void ganttAxisAndTooltips() {

@@ -6,7 +6,7 @@
 #include "moe/scenario_io.h"
 #include "moe_widgets/heatmap_view.h"
 #include "moe_widgets/view_state.h"
-#include "test_support.h"
+#include "widget_test_support.h"
 
 #include <QFile>
 #include <QImage>
@@ -24,22 +24,6 @@ using namespace moe::widgets;
 
 namespace {
 
-EvaluationResultPtr resultFor(const Scenario& scenario, uint64_t routing_step = 0) {
-    auto result = std::make_shared<EvaluationResult>();
-    result->generation = routing_step + 1;
-    result->scenario = scenario;
-    result->routing_step = routing_step;
-    result->report = evaluate(scenario, routing_step);
-    return result;
-}
-
-Scenario sample(const std::string& name) {
-    const LoadResult loaded = loadScenarioFile(test::samplePath(name));
-    if (!loaded.ok())
-        qFatal("cannot load sample %s", name.c_str());
-    return *loaded.scenario;
-}
-
 QString english(double value) {
     return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(value)));
 }
@@ -50,7 +34,7 @@ class TestHeatmapView : public QObject {
     Q_OBJECT
 private slots:
     void gpuMatrixIsTheReportsLoad() {
-        const EvaluationResultPtr result = resultFor(defaultScenario());
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
         const ExpertLoad& load = result->report.load;
         const Placement& placement = *result->report.placement;
         HeatmapView view(nullptr, nullptr);
@@ -80,7 +64,7 @@ private slots:
     }
 
     void expertMatrixIsTheReportsLoad() {
-        const EvaluationResultPtr result = resultFor(defaultScenario());
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
         HeatmapView view(nullptr, nullptr);
         view.showResult(result);
         view.setMode(HeatmapView::Mode::expert_by_layer);
@@ -100,7 +84,8 @@ private slots:
     void cellsOutsideTheStageAreEmpty() {
         // DeepSeek-V3: 61 layers, 3 dense, PP=16: stage 0 holds layers 0-3, so only MoE layer 0;
         // GPUs 0..127 are stage 0 (pp is the outermost rank dimension).
-        const EvaluationResultPtr result = resultFor(sample("deepseek-v3-2048xh800.yaml"));
+        const EvaluationResultPtr result =
+            test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         const ExpertLoad& load = result->report.load;
         HeatmapView view(nullptr, nullptr);
         view.showResult(result);
@@ -125,7 +110,7 @@ private slots:
     }
 
     void hottestCellIsMarkedWithExactCounts() {
-        const EvaluationResultPtr result = resultFor(defaultScenario());
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
         HeatmapView view(nullptr, nullptr);
         view.showResult(result);
         double best = -1;
@@ -152,7 +137,7 @@ private slots:
     void nextStepAsksForTheNextSample() {
         ViewState state;
         HeatmapView view(nullptr, &state);
-        const EvaluationResultPtr first = resultFor(defaultScenario(), 0);
+        const EvaluationResultPtr first = test::resultFor(defaultScenario(), 0, 1);
         view.showResult(first);
         QSignalSpy spy(&view, &HeatmapView::resampleRequested);
         QVERIFY(view.nextStepButton()->isEnabled());
@@ -161,7 +146,7 @@ private slots:
         QCOMPARE(spy.at(0).at(0).value<uint64_t>(), uint64_t{1});
         QCOMPARE(state.routingStep(), uint64_t{1});
         // The main window answers with step 1's result: the load moves.
-        view.showResult(resultFor(defaultScenario(), 1));
+        view.showResult(test::resultFor(defaultScenario(), 1, 2));
         QCOMPARE(view.routingStep(), uint64_t{1});
         QVERIFY(view.summaryText().startsWith(QStringLiteral("routing step 1")));
         int moved = 0;
@@ -179,7 +164,7 @@ private slots:
     void highlightedGpusAreBanded() {
         ViewState state;
         HeatmapView view(nullptr, &state);
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         auto bands = [&] {
             QVector<QCPItemRect*> rects;
             for (int i = 0; i < view.plot()->itemCount(); ++i)
@@ -201,7 +186,7 @@ private slots:
 
     void denseModelHasNoMatrix() {
         HeatmapView view(nullptr, nullptr);
-        view.showResult(resultFor(sample("dense-70b-64xh100.yaml")));
+        view.showResult(test::resultFor(test::loadSample("dense-70b-64xh100.yaml")));
         QCOMPARE(view.columns(), 0);
         QVERIFY(!view.nextStepButton()->isEnabled());
         QCOMPARE(view.markedColumn(), -1);
@@ -210,7 +195,7 @@ private slots:
     void exportsAreValid() {
         HeatmapView view(nullptr, nullptr);
         view.resize(900, 500);
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         QTemporaryDir dir;
         const QString svg = dir.filePath(QStringLiteral("heatmap.svg"));
         QCOMPARE(view.exportTo(svg), QString());

@@ -4,7 +4,7 @@
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/reliability_view.h"
-#include "test_support.h"
+#include "widget_test_support.h"
 
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -18,16 +18,6 @@ using namespace moe;
 using namespace moe::widgets;
 
 namespace {
-
-EvaluationResultPtr resultFor(const std::string& sample) {
-    const LoadResult loaded = loadScenarioFile(test::samplePath(sample));
-    if (!loaded.ok())
-        qFatal("%s", formatAll(loaded.diagnostics).c_str());
-    auto result = std::make_shared<EvaluationResult>();
-    result->scenario = *loaded.scenario;
-    result->report = evaluate(result->scenario);
-    return result;
-}
 
 QString cell(QTableWidget* table, const QString& figure) {
     for (int r = 0; r < table->rowCount(); ++r)
@@ -47,7 +37,8 @@ private slots:
         view.resize(900, 700);
         QCOMPARE(view.viewId(), QStringLiteral("reliability"));
         QCOMPARE(view.curvePointCount(), 0);
-        const EvaluationResultPtr result = resultFor("deepseek-v3-2048xh800.yaml");
+        const EvaluationResultPtr result =
+            test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         view.showResult(result);
         const Economics& e = result->report.economics;
         QCOMPARE(view.curvePointCount(), static_cast<int>(e.interval_sweep.size()));
@@ -74,7 +65,8 @@ private slots:
 
     void aFixedIntervalIsMarkedToo() {
         ReliabilityView view;
-        auto result = std::make_shared<EvaluationResult>(*resultFor("dgx-h100-8x8-moe16.yaml"));
+        auto result = std::make_shared<EvaluationResult>(
+            *test::resultFor(test::loadSample("dgx-h100-8x8-moe16.yaml")));
         result->scenario.training.checkpoint_interval_s = 7200;
         result->report = evaluate(result->scenario);
         view.showResult(result);
@@ -91,7 +83,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(!view.exportTo(dir.filePath("none.png")).isEmpty()); // nothing to export yet
-        view.showResult(resultFor("scale-up-vs-scale-out/gb200-nvl72-racks.yaml"));
+        view.showResult(
+            test::resultFor(test::loadSample("scale-up-vs-scale-out/gb200-nvl72-racks.yaml")));
         for (const char* name : {"reliability.svg", "reliability.png", "reliability.pdf"}) {
             const QString path = dir.filePath(QString::fromLatin1(name));
             const QString error = view.exportTo(path);

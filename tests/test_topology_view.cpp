@@ -7,7 +7,7 @@
 #include "moe_widgets/palette.h"
 #include "moe_widgets/topology_view.h"
 #include "moe_widgets/view_state.h"
-#include "test_support.h"
+#include "widget_test_support.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,22 +26,6 @@ using namespace moe;
 using namespace moe::widgets;
 
 namespace {
-
-EvaluationResultPtr resultFor(const Scenario& scenario, uint64_t routing_step = 0) {
-    auto result = std::make_shared<EvaluationResult>();
-    result->generation = 1;
-    result->scenario = scenario;
-    result->routing_step = routing_step;
-    result->report = evaluate(scenario, routing_step);
-    return result;
-}
-
-Scenario sample(const std::string& name) {
-    const LoadResult loaded = loadScenarioFile(test::samplePath(name));
-    if (!loaded.ok())
-        qFatal("cannot load sample %s", name.c_str());
-    return *loaded.scenario;
-}
 
 /// Texts of an SVG that are a bare number: the GPU ids drawn on the tiles (every other label
 /// of the diagram and legend has words or units).
@@ -64,7 +48,7 @@ bool showDefaultOnScreen(TopologyView& view, QSize size = QSize(1400, 900)) {
     view.show();
     if (!QTest::qWaitForWindowExposed(&view))
         return false;
-    view.showResult(resultFor(defaultScenario()));
+    view.showResult(test::resultFor(defaultScenario()));
     return true;
 }
 
@@ -82,7 +66,7 @@ private slots:
     void svgHasOneTilePerGpu() {
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("topology.svg"));
         QCOMPARE(view.exportTo(path), QString());
@@ -107,7 +91,7 @@ private slots:
         s.layout.dp = 32;
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.showResult(resultFor(s));
+        view.showResult(test::resultFor(s));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("half.svg"));
         QCOMPARE(view.exportTo(path), QString());
@@ -122,7 +106,7 @@ private slots:
     void pngAndPdfAreValid() {
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         QTemporaryDir dir;
         const QString png = dir.filePath(QStringLiteral("topology.png"));
         QCOMPARE(view.exportTo(png), QString());
@@ -151,7 +135,7 @@ private slots:
         ViewState state;
         TopologyView view(nullptr, &state);
         QVERIFY(!view.exportTo(QStringLiteral("/tmp/x.svg")).isEmpty()); // no result yet
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         QTemporaryDir dir;
         QVERIFY(view.exportTo(dir.filePath(QStringLiteral("topology.bmp"))).contains("format"));
         QVERIFY(!view.exportTo(QStringLiteral("/nonexistent-dir/x.png")).isEmpty());
@@ -163,7 +147,7 @@ private slots:
         // and are not outlined; expert-DP groups are GPUs with the same EP rank (stride 8).
         ViewState state;
         TopologyView view(nullptr, &state);
-        view.showResult(resultFor(defaultScenario()));
+        view.showResult(test::resultFor(defaultScenario()));
         QSignalSpy hovered(&view, &TopologyView::hoveredGpuChanged);
         view.setHoveredGpu(10);
         QCOMPARE(hovered.count(), 1);
@@ -235,7 +219,7 @@ private slots:
     }
 
     void fillFollowsTheMetric() {
-        const EvaluationResultPtr result = resultFor(defaultScenario());
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
         ViewState state;
         TopologyView view(nullptr, &state);
         view.showResult(result);
@@ -263,7 +247,8 @@ private slots:
     }
 
     void twoThousandGpusAreDrawnPerRack() {
-        const EvaluationResultPtr result = resultFor(sample("deepseek-v3-2048xh800.yaml"));
+        const EvaluationResultPtr result =
+            test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         ViewState state;
         TopologyView view(nullptr, &state);
         view.resize(1400, 900);

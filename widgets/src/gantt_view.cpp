@@ -929,18 +929,27 @@ int layoutLegend(QPainter* p, const QRect& rect, const std::vector<LegendEntry>&
 }
 
 QString whoOf(const GanttRow& row) {
+    // A DualPipe rank runs two stages' chunks: it is named as its row label names it.
+    const bool dual = row.partner_stage >= 0;
+    const QString stage =
+        dual ? QStringLiteral("Rank %1 (stages %1 + %2)").arg(row.stage).arg(row.partner_stage)
+             : QStringLiteral("Stage %1").arg(row.stage);
     switch (row.level) {
     case GanttRow::Level::stage:
-        return QStringLiteral("Stage %1 (%2 GPUs)").arg(row.stage).arg(row.gpus.size());
+        return dual ? QStringLiteral("Rank %1 (stages %1 + %2, %3 GPUs)")
+                          .arg(row.stage)
+                          .arg(row.partner_stage)
+                          .arg(row.gpus.size())
+                    : QStringLiteral("Stage %1 (%2 GPUs)").arg(row.stage).arg(row.gpus.size());
     case GanttRow::Level::node:
-        return QStringLiteral("Stage %1, node %2 (%3 GPUs)")
-            .arg(row.stage)
+        return QStringLiteral("%1, node %2 (%3 GPUs)")
+            .arg(stage)
             .arg(row.node)
             .arg(row.gpus.size());
     case GanttRow::Level::gpu:
         break;
     }
-    return QStringLiteral("Stage %1, node %2, GPU %3").arg(row.stage).arg(row.node).arg(row.gpu);
+    return QStringLiteral("%1, node %2, GPU %3").arg(stage).arg(row.node).arg(row.gpu);
 }
 
 } // namespace
@@ -1695,6 +1704,7 @@ void GanttView::rebuildRows() {
         GanttRow stage;
         stage.level = GanttRow::Level::stage;
         stage.stage = s;
+        stage.partner_stage = dual ? partnerOf(s) : -1;
         stage.gpus = list;
         stage.timeline_row = stage_row[static_cast<size_t>(s)];
         stage.expert_ratio = mean_ratio(list);
@@ -1724,6 +1734,7 @@ void GanttView::rebuildRows() {
             GanttRow node_row;
             node_row.level = GanttRow::Level::node;
             node_row.stage = s;
+            node_row.partner_stage = rows[stage_index].partner_stage;
             node_row.node = node;
             node_row.timeline_row = row_of_gpu(in_node.front());
             node_row.expert_ratio = mean_ratio(in_node);
@@ -1736,6 +1747,7 @@ void GanttView::rebuildRows() {
                 GanttRow gpu_row;
                 gpu_row.level = GanttRow::Level::gpu;
                 gpu_row.stage = s;
+                gpu_row.partner_stage = rows[stage_index].partner_stage;
                 gpu_row.node = node;
                 gpu_row.gpu = g;
                 gpu_row.gpus = {g};

@@ -56,6 +56,7 @@ struct GanttRow {
     enum class Level { stage, node, gpu };
     Level level = Level::stage;
     int stage = 0;
+    int partner_stage = -1; ///< DualPipe: the stage whose chunk the rank also runs; else -1
     int node = -1;
     int gpu = -1;            ///< GPU rows only
     std::vector<int> gpus;   ///< GPUs the row stands for
