@@ -592,16 +592,25 @@ private slots:
         const auto experts_fwd_s = [&](double slot_count) {
             return handExpertGemm_s(slot_count, gemm);
         };
-        // Segment pairs of the fused forward & backward (recompute none: backward = 2 forwards;
-        // one forward dispatch and combine, one backward combine and dispatch, all 3/4 S):
+        // Segment pairs of the fused forward & backward (recompute none: backward = 2 forwards,
+        // half of it weight gradients; one forward dispatch and combine, one backward combine
+        // and dispatch, all 3/4 S):
         //   F attention | B experts  | F experts  | B attention
         //   B combine   | F dispatch | B dispatch | F combine
+        // A backward transfer starts when the backward block before it has its input gradients
+        // (its weight gradients, forward-sized, still run) and the forward transfer beside that
+        // block is done: relative to that block's start it ends at max(input, t) + t, the forward
+        // block beside it at max(backward block, t) + forward block.
         const auto pair_exposed = [&](double slot_count, double factor) {
             const double t = a2a(factor);
-            const double experts_fwd = experts_fwd_s(slot_count);
-            const double attention_block = attn_fwd + router_fwd;
-            return std::max(0.0, t - attention_block) + std::max(0.0, t - 2 * experts_fwd) +
-                   std::max(0.0, t - experts_fwd) + std::max(0.0, t - 2 * attention_block);
+            const double e = experts_fwd_s(slot_count);
+            const double a = attn_fwd + router_fwd;
+            const auto backward_transfer = [&](double fwd_block, double bwd_input) {
+                return std::max(0.0, std::max(bwd_input, t) + t - std::max(2 * bwd_input, t) -
+                                         fwd_block);
+            };
+            return backward_transfer(a, a) + std::max(0.0, t - 2 * e) + backward_transfer(e, e) +
+                   std::max(0.0, t - 2 * a);
         };
         const double t_mean = a2a(1.0);
         QVERIFY(t_mean > experts_fwd_s(2048) && t_mean > attn_fwd + router_fwd);

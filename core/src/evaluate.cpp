@@ -103,6 +103,48 @@ double expertGemmTime_s(double tokens, int experts, double flops_per_slot, doubl
     return std::max(compute_s, memory_s);
 }
 
+/// One segment of a pass in a DualPipe pair (timeline.cpp, emitPair): the transfers a block of
+/// compute waits for, then that block.
+struct PairSegment {
+    double all_to_all_s = 0, tp_s = 0; ///< the transfers
+    bool tp_runs_last = false;         ///< the TP collective follows the all-to-all
+    double compute_s = 0;
+    /// backward: the weight gradients at the end of compute_s, which the pass's next transfers
+    /// do not wait for (timeline.cpp, backwardOps, WeightGrads::split)
+    double weight_grads_s = 0;
+};
+
+/// What a layer's segments of the two passes of a pair expose, run alternately forward[0],
+/// backward[0], forward[1], ... (derivation at the overlap in microBatchCost); the backward's
+/// last block runs beside the next layer's first forward transfers, which are this layer's.
+/// The exposed time is the tail of the transfers, charged to the collective that runs in it.
+PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
+                                         size_t count) {
+    PairExposure exposed;
+    const auto charge = [&](double tail_s, const PairSegment& transfer) {
+        tail_s = std::max(0.0, tail_s);
+        const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
+        const double last_exposed_s = std::min(tail_s, last_s);
+        (transfer.tp_runs_last ? exposed.tp_s : exposed.all_to_all_s) += last_exposed_s;
+        (transfer.tp_runs_last ? exposed.all_to_all_s : exposed.tp_s) += tail_s - last_exposed_s;
+    };
+    const auto transfer_s = [](const PairSegment& seg) { return seg.all_to_all_s + seg.tp_s; };
+    for (size_t k = 0; k < count; ++k) {
+        // Backward transfers beside forward[k], from the start of the backward block before it.
+        const PairSegment& before = backward[(k + count - 1) % count];
+        const double input_grads_s = before.compute_s - before.weight_grads_s;
+        const double forward_starts_s = std::max(before.compute_s, transfer_s(forward[k]));
+        const double transfer_starts_s = std::max(input_grads_s, transfer_s(forward[k]));
+        charge(transfer_starts_s + transfer_s(backward[k]) - forward_starts_s -
+                   forward[k].compute_s,
+               backward[k]);
+        // Forward transfers beside backward[k]: they start with it.
+        const PairSegment& next = forward[(k + 1) % count];
+        charge(transfer_s(next) - backward[k].compute_s, next);
+    }
+    return exposed;
+}
+
 /// Everything one micro-batch costs on one stage (forward + backward, per GPU).
 struct MicroBatchCost {
     StepBreakdown items;        ///< exposed seconds per item
@@ -111,10 +153,11 @@ struct MicroBatchCost {
     double a2a_dispatch_s = 0;  ///< dispatch all-to-all time before overlap (mean load)
     double a2a_combine_s = 0;   ///< combine all-to-all time before overlap (mean load)
     double a2a_hot_extra_s = 0; ///< extra all-to-all time of the hottest rank
-    /// DualPipe: what the MoE layers' transfers add to the compute of an overlapped pair
-    /// (see the overlap at the end of microBatchCost), at the mean load and at the hottest
-    /// rank's pace.
-    double pair_exposed_s = 0, pair_exposed_hot_s = 0;
+    /// DualPipe: what the layers' transfers add to the compute of an overlapped pair (see the
+    /// overlap at the end of microBatchCost), by collective at the mean load, and in all at the
+    /// hottest rank's pace.
+    PairExposure pair_exposed;
+    double pair_exposed_hot_s = 0;
     double tp_raw_s = 0;
     double cp_raw_s = 0;
     // bytes sent per GPU per micro-batch, by collective, split by link class
@@ -202,6 +245,25 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
         c.times.lm_head_bwd_s = 2.0 * c.times.lm_head_fwd_s;
     }
 
+    // Tensor parallelism with sequence parallelism: an all-gather before and a reduce-scatter
+    // after attention and after each MLP block, forward and backward, each of the full
+    // (tp x local) token activations.
+    if (lay.tp > 1) {
+        const GroupShape tp_shape = shapeOf(placement.spanOf(GroupKind::tp));
+        const double buffer_bytes = tokens * lay.tp * h * act_bytes;
+        const CollectiveCost one = reduceScatter(tp_shape, buffer_bytes, r.scale_up, r.scale_out);
+        const int per_layer = 4; // AG + RS around attention, AG + RS around the MLP
+        const double calls = per_layer * stage.layers * (passes - 1.0);
+        c.tp_raw_s = one.time_s * calls;
+        c.tp_up = one.scale_up_bytes_per_gpu * calls;
+        c.tp_out = one.scale_out_bytes_per_gpu * calls;
+        c.tp_calls = static_cast<int>(calls);
+        c.times.tp_call_s = one.time_s;
+        c.times.tp_bytes_per_call = one.scale_up_bytes_per_gpu + one.scale_out_bytes_per_gpu;
+        c.times.tp_calls_fwd = per_layer;
+        c.times.tp_calls_bwd = static_cast<int>(per_layer * (passes - 2.0));
+    }
+
     // Routed experts: each GPU's EP rank gets load.slots_per_group / ep token slots on average;
     // the busiest rank of an EP group gets imbalance x that, and the whole group waits for it.
     if (m.isMoe() && stage.moe_layers > 0) {
@@ -251,6 +313,10 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
         model.attention_block_fwd_s = attention_fwd_s + router_fwd_s + shared_fwd_s;
         model.attention_block_bwd_s =
             c.times.attention_bwd_s + c.times.router_bwd_s + c.times.shared_bwd_s;
+        model.attention_fwd_s = c.times.attention_fwd_s;
+        model.attention_bwd_s = c.times.attention_bwd_s;
+        model.tp_fwd_s = tpOperation_s(c.times, c.times.tp_calls_fwd);
+        model.tp_bwd_s = tpOperation_s(c.times, c.times.tp_calls_bwd);
         {
             // Per pass at the mean load, in the order the loop below charges them.
             const double full = s.training.recompute == Recompute::full ? 1.0 : 0.0;
@@ -318,28 +384,11 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
             c.a2a_combine_out += (fwd_pairs + 1.0) * k_mean.scale_out_bytes_per_gpu;
             c.a2a_calls += static_cast<int>(2.0 * fwd_pairs + 2.0);
 
-            c.pair_exposed_s += model.pairExposed_s(1.0);
+            const PairExposure mean_pair = model.pairExposure(1.0);
+            c.pair_exposed.all_to_all_s += mean_pair.all_to_all_s;
+            c.pair_exposed.tp_s += mean_pair.tp_s;
             c.pair_exposed_hot_s += model.pairExposed_s(imbalance);
         }
-    }
-
-    // Tensor parallelism with sequence parallelism: an all-gather before and a reduce-scatter
-    // after attention and after each MLP block, forward and backward, each of the full
-    // (tp x local) token activations.
-    if (lay.tp > 1) {
-        const GroupShape tp_shape = shapeOf(placement.spanOf(GroupKind::tp));
-        const double buffer_bytes = tokens * lay.tp * h * act_bytes;
-        const CollectiveCost one = reduceScatter(tp_shape, buffer_bytes, r.scale_up, r.scale_out);
-        const int per_layer = 4; // AG + RS around attention, AG + RS around the MLP
-        const double calls = per_layer * stage.layers * (passes - 1.0);
-        c.tp_raw_s = one.time_s * calls;
-        c.tp_up = one.scale_up_bytes_per_gpu * calls;
-        c.tp_out = one.scale_out_bytes_per_gpu * calls;
-        c.tp_calls = static_cast<int>(calls);
-        c.times.tp_call_s = one.time_s;
-        c.times.tp_bytes_per_call = one.scale_up_bytes_per_gpu + one.scale_out_bytes_per_gpu;
-        c.times.tp_calls_fwd = per_layer;
-        c.times.tp_calls_bwd = static_cast<int>(per_layer * (passes - 2.0));
     }
 
     // Context parallelism (ring attention): each GPU passes its KV chunk around the ring,
@@ -369,45 +418,80 @@ MicroBatchCost microBatchCost(const Scenario& s, const Placement& placement, con
                   c.items[StepItem::router] + c.items[StepItem::expert_compute];
     c.backward_s = c.compute_s * 2.0 / passes;
 
-    // Overlap. Without DualPipe the all-to-alls are on the critical path, the hottest rank's
-    // extra time as imbalance wait.
+    // Overlap. Without DualPipe the all-to-alls and TP collectives are on the critical path, the
+    // hottest rank's extra all-to-all time as imbalance wait.
     //
     // DualPipe (DeepSeek-V3 report, figure 4; timeline.cpp, emitPair) fuses the forward of one
-    // micro-batch with the backward of another and alternates their segments per MoE layer:
+    // micro-batch with the backward of another and cuts each pass into segments - the transfers
+    // a block of compute waits for, then that block - and alternates the passes' segments:
+    // F1 B1 F2 B2 ... Without TP an MoE layer has two segments per pass:
     //     compute:  F attention | B experts  | F experts  | B attention
     //     transfer: B combine   | F dispatch | B dispatch | F combine
     // The transfer beside one compute segment feeds the next one (B combine -> B experts,
     // F dispatch -> F experts, B dispatch -> B attention, F combine -> the next layer's
     // F attention), and each compute segment feeds the transfer beside the next (F attention
-    // -> F dispatch, ...). The two streams meet at every boundary, so a layer takes the sum over
-    // the four pairs of max(compute, transfer): the pair exposes sum(max(0, transfer - compute))
+    // -> F dispatch, ...). Compute runs in order, transfers share a stream, so a pair takes the
+    // sum over its segments of when the next compute can start. A forward transfer starts with
+    // the backward block beside it (the forward block before is done, the backward transfer
+    // before has arrived): that block of compute c hides transfer t, exposing max(0, t - c).
+    // A backward transfer t_b only waits for the input gradients of the backward block before
+    // it (its forward-sized weight gradients w run after them; timeline.cpp, backwardOps) and
+    // for the forward transfer t_f beside that block: from the block's start (input gradients
+    // i, block i + w) it ends at max(i, t_f) + t_b, the forward block c_f beside it at
+    // max(i + w, t_f) + c_f, exposing max(0, max(i, t_f) + t_b - max(i + w, t_f) - c_f): the
+    // weight gradients hide t_b as far as t_f leaves the stream free. The pair exposes the sum
     // on top of its compute, even when the all-to-all total is far below the compute total.
+    // With TP > 1 the TP collectives after attention and after the MLP are transfers too
+    // (timeline.cpp, forwardOps and backwardOps): the forward's one after attention cuts the
+    // router and shared experts (R) off the attention, the backward's one before attention
+    // cuts them off the attention's gradient, and the one after the MLP joins the combine.
+    // Three segments per pass:
+    //     compute:  F attention  | B experts | F R        | B R        | F experts | B attention
+    //     transfer: B TP+combine | F TP      | B dispatch | F dispatch | B TP      | F combine+TP
+    // A dense layer with TP > 1 has two (F attention | B FFN | F FFN | B attention beside
+    // B TP | F TP | B TP | F TP); without TP none, its compute hides nothing.
     // Dispatch, experts and combine all run at the pace of the EP group's hottest rank.
     // The u forwards and u backwards the schedule does not pair (dualPipeUnpairedPasses) run
-    // alone, each chain exposing all its all-to-alls. Per micro-batch, over a rank's m forwards:
-    //     exposed = ((m - u) * pair exposure + u * all-to-all total) / m
-    // and the imbalance wait is that at the hottest rank's pace less that at the mean load.
-    // Left out, both ways: a transfer after a backward segment may start once the segment's
-    // input gradients are done (its weight gradients still run), which hides more; a pair waits
-    // for both its inputs and sends both outputs after its last compute, which hides less.
-    // With TP > 1 the simulation also cuts segments at the TP collectives; here they stay
-    // exposed, as for the other schedules.
-    // Ring attention hides behind the attention core; TP collectives are exposed.
+    // alone, each chain exposing all its transfers. Per micro-batch, over a rank's m forwards:
+    //     exposed = ((m - u) * pair exposure + u * transfer total) / m
+    // per collective, and the imbalance wait is the sum at the hottest rank's pace less that
+    // at the mean load.
+    // Left out, both ways: TP and all-to-all transfers on different links (streams) may run at
+    // once, which hides more; a pair waits for both its inputs and sends both outputs after its
+    // last compute, and the chunks of a pair's two stages differ in layers, which hides less.
+    // Ring attention hides behind the attention core.
     const double a2a_total = c.a2a_dispatch_s + c.a2a_combine_s;
     double a2a_exposed = a2a_total;
     double a2a_hot_exposed = a2a_total + c.a2a_hot_extra_s;
+    double tp_exposed = c.tp_raw_s;
     if (lay.schedule == PipelineSchedule::dualpipe) {
+        if (lay.tp > 1 && stage.dense_layers > 0) {
+            const double tp_fwd = tpOperation_s(c.times, c.times.tp_calls_fwd);
+            const double tp_bwd = tpOperation_s(c.times, c.times.tp_calls_bwd);
+            const PairSegment forward[] = {{0, tp_fwd, true, c.times.attention_fwd_s},
+                                           {0, tp_fwd, true, c.times.dense_ffn_fwd_s}};
+            const PairSegment backward[] = {
+                {0, tp_bwd, true, c.times.dense_ffn_bwd_s, c.times.dense_ffn_fwd_s},
+                {0, tp_bwd, true, c.times.attention_bwd_s, c.times.attention_fwd_s}};
+            const double dense_tp_s = alternatingSegmentsExposure(forward, backward, 2).tp_s;
+            c.pair_exposed.tp_s += dense_tp_s * stage.dense_layers;
+            c.pair_exposed_hot_s += dense_tp_s * stage.dense_layers;
+        }
         const double forwards = microBatchesPerStep(s);
         const double unpaired = std::min(forwards, dualPipeUnpairedPasses(lay.pp, stage.stage));
         const double paired = forwards - unpaired;
-        a2a_exposed = (paired * c.pair_exposed_s + unpaired * a2a_total) / forwards;
-        a2a_hot_exposed =
-            (paired * c.pair_exposed_hot_s + unpaired * (a2a_total + c.a2a_hot_extra_s)) / forwards;
+        a2a_exposed = (paired * c.pair_exposed.all_to_all_s + unpaired * a2a_total) / forwards;
+        tp_exposed = (paired * c.pair_exposed.tp_s + unpaired * c.tp_raw_s) / forwards;
+        const double hot_exposed = (paired * c.pair_exposed_hot_s +
+                                    unpaired * (a2a_total + c.a2a_hot_extra_s + c.tp_raw_s)) /
+                                   forwards;
+        a2a_hot_exposed = hot_exposed - tp_exposed;
     }
     c.items[StepItem::all_to_all] = a2a_exposed;
     c.items.overlapped_s[static_cast<int>(StepItem::all_to_all)] = a2a_total - a2a_exposed;
     c.items[StepItem::imbalance_wait] += a2a_hot_exposed - a2a_exposed;
-    c.items[StepItem::tp_comm] = c.tp_raw_s;
+    c.items[StepItem::tp_comm] = tp_exposed;
+    c.items.overlapped_s[static_cast<int>(StepItem::tp_comm)] = c.tp_raw_s - tp_exposed;
     const double cp_exposed = std::max(0.0, c.cp_raw_s - c.items[StepItem::attention]);
     c.items[StepItem::cp_comm] = cp_exposed;
     c.items.overlapped_s[static_cast<int>(StepItem::cp_comm)] = c.cp_raw_s - cp_exposed;
@@ -927,24 +1011,36 @@ double MoeCostModel::combine_s(double recv_factor) const {
         .time_s;
 }
 
-// The four segment pairs of a fused DualPipe pair, in the order the timeline runs them
-// (timeline.cpp, emitPair; derivation at the overlap in microBatchCost): each pass's transfer
-// beside the other pass's block of compute. The backward combine carries the recomputed
-// forward pair under full recompute.
-double MoeCostModel::pairExposed_s(double factor) const {
+// An MoE layer's segments in a fused DualPipe pair, as the timeline cuts them (timeline.cpp,
+// forwardOps, backwardOps and emitPair; derivation at the overlap in microBatchCost). The
+// backward combine carries the recomputed forward pair under full recompute.
+PairExposure MoeCostModel::pairExposure(double factor) const {
     const double slots = mean_slots * std::max(1.0, factor);
     const double dispatch = dispatch_s(factor);
     const double combine = combine_s(factor);
-    const struct {
-        double compute_s, transfer_s;
-    } pairs[] = {{attention_block_fwd_s, combine + (forward_pairs - 1.0) * (dispatch + combine)},
-                 {expertBackward_s(slots), dispatch},
-                 {expertForward_s(slots), combine},
-                 {attention_block_bwd_s, combine}};
-    double exposed_s = 0;
-    for (const auto& pair : pairs)
-        exposed_s += std::max(0.0, pair.transfer_s - pair.compute_s);
-    return exposed_s;
+    const double backward_combine = combine + (forward_pairs - 1.0) * (dispatch + combine);
+    const double experts_fwd = expertForward_s(slots);
+    const double experts_bwd = expertBackward_s(slots);
+    if (!(tp_fwd_s > 0)) {
+        const PairSegment forward[] = {{combine, 0, false, attention_block_fwd_s},
+                                       {dispatch, 0, false, experts_fwd}};
+        const PairSegment backward[] = {
+            {backward_combine, 0, false, experts_bwd, experts_fwd},
+            {combine, 0, false, attention_block_bwd_s, attention_block_fwd_s}};
+        return alternatingSegmentsExposure(forward, backward, 2);
+    }
+    const PairSegment forward[] = {{combine, tp_fwd_s, true, attention_fwd_s},
+                                   {0, tp_fwd_s, true, attention_block_fwd_s - attention_fwd_s},
+                                   {dispatch, 0, false, experts_fwd}};
+    const PairSegment backward[] = {{backward_combine, tp_bwd_s, false, experts_bwd, experts_fwd},
+                                    {combine, 0, false, attention_block_bwd_s - attention_bwd_s,
+                                     attention_block_fwd_s - attention_fwd_s},
+                                    {0, tp_bwd_s, true, attention_bwd_s, attention_fwd_s}};
+    return alternatingSegmentsExposure(forward, backward, 3);
+}
+
+double tpOperation_s(const StageTimes& times, int calls_per_layer) {
+    return times.tp_call_s * calls_per_layer / 2.0;
 }
 
 // deepseek-ai/DualPipe's phases 1-3 run 1.5 pp - hr - 1 forwards alone (hr = the rank's

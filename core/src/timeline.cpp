@@ -1243,8 +1243,8 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
             k.cp_fwd_bytes = t.cp_bytes_per_hop * t.cp_hops_fwd;
             k.cp_bwd_bytes = t.cp_bytes_per_hop * t.cp_hops_bwd;
             // Two TP operations per pass and layer, each half of the layer's calls.
-            k.tp_fwd_s = comm * t.tp_call_s * t.tp_calls_fwd / 2.0;
-            k.tp_bwd_s = comm * t.tp_call_s * t.tp_calls_bwd / 2.0;
+            k.tp_fwd_s = comm * tpOperation_s(t, t.tp_calls_fwd);
+            k.tp_bwd_s = comm * tpOperation_s(t, t.tp_calls_bwd);
             k.tp_fwd_bytes = t.tp_bytes_per_call * t.tp_calls_fwd / 2.0;
             k.tp_bwd_bytes = t.tp_bytes_per_call * t.tp_calls_bwd / 2.0;
             if (l == in.layers - 1) {

@@ -99,6 +99,16 @@ struct StageTimes {
     double optimizer_s = 0;
 };
 
+/// One of a layer's two TP operations in a pass (after attention, after the MLP), each half of
+/// the pass's `calls_per_layer` TP collectives.
+double tpOperation_s(const StageTimes& times, int calls_per_layer);
+
+/// What a DualPipe pair's transfers add to its compute, by the collective exposed.
+struct PairExposure {
+    double all_to_all_s = 0, tp_s = 0;
+    double total_s() const { return all_to_all_s + tp_s; }
+};
+
 /// The load-dependent costs of one MoE layer on one GPU, as evaluate charges them, for any load:
 /// the grouped expert GEMMs (roofline with the small-GEMM curve) and the all-to-alls paced by
 /// the busiest receiver. The functions are evaluate.cpp's own formulas.
@@ -121,6 +131,12 @@ struct MoeCostModel {
     /// Per MoE layer, forward and backward (recomputation included): attention, router and
     /// shared experts, the compute a DualPipe pair runs beside the other pass's all-to-alls.
     double attention_block_fwd_s = 0, attention_block_bwd_s = 0;
+    /// The attention alone, forward and backward: with TP > 1 a TP collective separates it
+    /// from the router and shared experts.
+    double attention_fwd_s = 0, attention_bwd_s = 0;
+    /// Per MoE layer and pass, each of the two TP operations (after attention, after the MLP);
+    /// 0 without TP.
+    double tp_fwd_s = 0, tp_bwd_s = 0;
 
     /// Forward time of one EP rank's grouped expert GEMMs holding `slots` token slots.
     double expertForward_s(double slots) const;
@@ -131,9 +147,12 @@ struct MoeCostModel {
     double dispatch_s(double recv_factor) const;
     /// One all-to-all at activation precision (the combine, and both backward all-to-alls).
     double combine_s(double recv_factor) const;
-    /// DualPipe: what one MoE layer's all-to-alls add to a fused forward & backward pair's
-    /// compute when the EP group runs at `factor` x the mean load (evaluate.cpp derives it).
-    double pairExposed_s(double factor) const;
+    /// DualPipe: what one MoE layer's all-to-alls and TP collectives add to a fused forward &
+    /// backward pair's compute when the EP group runs at `factor` x the mean load (evaluate.cpp
+    /// derives it), by collective.
+    PairExposure pairExposure(double factor) const;
+    /// The same, all collectives.
+    double pairExposed_s(double factor) const { return pairExposure(factor).total_s(); }
 };
 
 /// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
