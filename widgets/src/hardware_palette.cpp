@@ -778,8 +778,8 @@ bool HardwareCanvas::event(QEvent* event) {
                                .arg(palette_->targetTitle(t).toHtmlEscaped(),
                                     palette_->targetState(t).toHtmlEscaped());
             if (t == HardwarePalette::Target::racks)
-                text += tr("<br>The scenario describes one node type in equal racks, so moving "
-                           "nodes between racks means changing how many share a rack.");
+                text += tr("<br>How many nodes a rack holds. To move one node to another rack, "
+                           "drag it there in the topology view (or Alt+Left / Alt+Right).");
             QToolTip::showText(help->globalPos(), text, this, palette_->target_rects_[target]);
         } else {
             QToolTip::hideText();
