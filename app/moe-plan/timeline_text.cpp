@@ -15,44 +15,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-const char* kindLabel(SpanKind k) {
-    switch (k) {
-    case SpanKind::attention:
-        return "attention";
-    case SpanKind::dense_ffn:
-        return "dense FFN & shared experts";
-    case SpanKind::router:
-        return "router";
-    case SpanKind::expert:
-        return "expert GEMMs (mean load)";
-    case SpanKind::lm_head:
-        return "LM head";
-    case SpanKind::weight_grad:
-        return "weight gradients (split off backward)";
-    case SpanKind::optimizer:
-        return "optimizer";
-    case SpanKind::wait:
-        return "imbalance (hottest GPU's extra)";
-    case SpanKind::tp:
-        return "TP collectives";
-    case SpanKind::cp:
-        return "CP KV exchange";
-    case SpanKind::dispatch:
-        return "MoE dispatch";
-    case SpanKind::combine:
-        return "MoE combine";
-    case SpanKind::pp_send:
-        return "PP send/recv";
-    case SpanKind::grad_sync:
-        return "gradient sync (exposed)";
-    case SpanKind::param_gather:
-        return "weight all-gather (exposed)";
-    case SpanKind::count:
-        break;
-    }
-    return "?";
-}
-
 /// CPU time of this thread: the benchmark's "one core", unaffected by other processes.
 double threadCpuSeconds() {
     timespec ts{};
@@ -159,18 +121,29 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
       << formatSeconds(report.step_time_s) << " ("
       << formatDeltaPercent(report.step_time_s, t.step_time_s) << ")\n\n";
 
-    TextTable table({"critical path", "time", "share"}, {Align::left});
-    std::vector<std::pair<double, int>> items;
-    for (int k = 0; k < kSpanKindCount; ++k)
-        if (t.critical_s[static_cast<size_t>(k)] > 0)
-            items.emplace_back(t.critical_s[static_cast<size_t>(k)], k);
-    std::sort(items.begin(), items.end(), std::greater<>());
-    for (const auto& [seconds, k] : items)
-        table.addRow({kindLabel(static_cast<SpanKind>(k)), formatSeconds(seconds),
-                      formatFixed(100.0 * seconds / std::max(t.step_time_s, 1e-30), 1) + "%"});
+    // The simulated step in evaluate()'s accounting, item by item against the closed form.
+    const TimelineRow& reference = t.rows[static_cast<size_t>(t.reference_row)];
+    TextTable table({"item", "simulated", "share", "closed form", "error", "hidden by overlap"},
+                    {Align::left});
+    for (int i = 0; i < kStepItemCount; ++i) {
+        const double sim = t.breakdown.seconds[static_cast<size_t>(i)];
+        const double closed = report.step.seconds[static_cast<size_t>(i)];
+        const double hidden = t.breakdown.overlapped_s[static_cast<size_t>(i)];
+        if (sim <= 0 && closed <= 0)
+            continue;
+        table.addRow({toString(static_cast<StepItem>(i)), formatSeconds(sim),
+                      formatFixed(100.0 * sim / std::max(t.step_time_s, 1e-30), 1) + "%",
+                      formatSeconds(closed), formatSeconds(closed - sim),
+                      hidden > 0 ? formatSeconds(hidden) : ""});
+    }
     table.addSeparator();
-    table.addRow({"step", formatSeconds(t.step_time_s), "100.0%"});
-    o << "Critical path (" << t.critical_path.size() << " operations, by item)\n"
+    table.addRow({"step", formatSeconds(t.step_time_s), "100.0%", formatSeconds(report.step_time_s),
+                  formatSeconds(report.step_time_s - t.step_time_s), ""});
+    o << "Step-time breakdown (simulated, as stage " << reference.stage;
+    if (t.lanes > 1)
+        o << " lane " << reference.lane;
+    o << " sees it; closed form = evaluate(); critical path " << t.critical_path.size()
+      << " operations)\n"
       << table.render("  ");
 
     // Where the path ends: the last operations that decide the step's length.

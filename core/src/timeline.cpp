@@ -77,8 +77,11 @@ struct Op {
     uint8_t flags = 0;
     bool backward() const { return flags & kBackward; }
     bool done() const { return flags & kDone; }
+    /// weight_grad operations: the compute whose weight gradients they are (high nibble).
+    SpanKind weightsOf() const { return static_cast<SpanKind>(flags >> 4); }
     static constexpr uint8_t kBackward = 1, kDone = 2;
 };
+static_assert(kSpanKindCount < 16, "Op::flags keeps a span kind in its high nibble");
 
 /// Streams as FIFOs of operations (linked through Op::next), completed in dependency order.
 class Engine {
@@ -98,7 +101,8 @@ public:
     std::vector<Id> preds; ///< kNone entries are ignored (unfilled or absent inputs)
 
     Id add(int row, TimelineStream stream, SpanKind kind, bool backward, int layer, int mb,
-           double dur, double load, double bytes, const Id* deps, int ndeps) {
+           double dur, double load, double bytes, const Id* deps, int ndeps,
+           SpanKind weights_of = SpanKind::count) {
         Op op;
         op.dur = dur;
         op.load = static_cast<float>(load);
@@ -108,7 +112,8 @@ public:
         op.mb = mb;
         op.stream = static_cast<uint8_t>(stream);
         op.kind = static_cast<uint8_t>(kind);
-        op.flags = backward ? Op::kBackward : 0;
+        op.flags = static_cast<uint8_t>((backward ? Op::kBackward : 0) |
+                                        (static_cast<unsigned>(weights_of) << 4));
         op.pred_begin = static_cast<int32_t>(preds.size());
         for (int i = 0; i < ndeps; ++i)
             preds.push_back(deps[i]);
@@ -266,8 +271,9 @@ struct Pending {
     int layer = -1;
     TimelineStream stream = TimelineStream::compute;
     SpanKind kind = SpanKind::attention;
-    bool concurrent = false; ///< runs alongside the previous operation (same inputs)
-    bool off_chain = false;  ///< waits for the chain but nothing in it waits for this
+    bool concurrent = false;               ///< runs alongside the previous operation (same inputs)
+    bool off_chain = false;                ///< waits for the chain but nothing in it waits for this
+    SpanKind weights_of = SpanKind::count; ///< weight_grad: the compute they belong to
 };
 
 /// The running end of a chain of operations (a pass): what the next operation waits for.
@@ -534,12 +540,12 @@ private:
                     {k.router_fwd_s, 0, 0, l, TimelineStream::compute, SpanKind::router, false});
                 out.push_back(
                     {k.ffn_fwd_s, 0, 0, l, TimelineStream::compute, SpanKind::dense_ffn, false});
-                out.push_back({k.dispatch_fwd_s, 0, k.dispatch_bytes, l, in_.ep_stream,
-                               SpanKind::dispatch, false});
+                out.push_back({k.dispatch_fwd_s, k.dispatch_fwd_wait_s, k.dispatch_bytes, l,
+                               in_.ep_stream, SpanKind::dispatch, false});
                 out.push_back({k.expert_fwd_s, k.expert_fwd_s, 0, l, TimelineStream::compute,
                                SpanKind::expert, false});
-                out.push_back({k.combine_fwd_s, 0, k.combine_bytes, l, in_.ep_stream,
-                               SpanKind::combine, false});
+                out.push_back({k.combine_fwd_s, k.combine_fwd_wait_s, k.combine_bytes, l,
+                               in_.ep_stream, SpanKind::combine, false});
             } else {
                 out.push_back(
                     {k.ffn_fwd_s, 0, 0, l, TimelineStream::compute, SpanKind::dense_ffn, false});
@@ -568,7 +574,7 @@ private:
                 {input, load ? input : 0.0, 0, l, TimelineStream::compute, kind, false, false});
             if (w == WeightGrads::split)
                 out.push_back({wgrad, load ? wgrad : 0.0, 0, l, TimelineStream::compute,
-                               SpanKind::weight_grad, false, true});
+                               SpanKind::weight_grad, false, true, kind});
         };
         for (int l = last - 1; l >= first; --l) {
             const LayerCosts& k = cost(lane, l);
@@ -576,11 +582,11 @@ private:
                 compute(k.lm_head_bwd_s, k.lm_head_fwd_s, false, l, SpanKind::lm_head);
             out.push_back({k.tp_bwd_s, 0, k.tp_bwd_bytes, l, in_.tp_stream, SpanKind::tp, false});
             if (k.moe) {
-                out.push_back({k.combine_bwd_s, 0, k.combine_bytes, l, in_.ep_stream,
-                               SpanKind::combine, false});
+                out.push_back({k.combine_bwd_s, k.combine_bwd_wait_s, k.combine_bytes, l,
+                               in_.ep_stream, SpanKind::combine, false});
                 compute(k.expert_bwd_s, k.expert_fwd_s, true, l, SpanKind::expert);
-                out.push_back({k.dispatch_bwd_s, 0, k.combine_bytes, l, in_.ep_stream,
-                               SpanKind::dispatch, false});
+                out.push_back({k.dispatch_bwd_s, k.dispatch_bwd_wait_s, k.combine_bytes, l,
+                               in_.ep_stream, SpanKind::dispatch, false});
                 compute(k.ffn_bwd_s, k.ffn_fwd_s, false, l, SpanKind::dense_ffn);
                 compute(k.router_bwd_s, k.router_fwd_s, false, l, SpanKind::router);
             } else {
@@ -592,19 +598,25 @@ private:
         }
     }
 
-    /// The weight-gradient GEMMs a zero-bubble backward deferred: forward-sized, per layer.
+    /// The weight-gradient GEMMs a zero-bubble backward deferred: forward-sized, per layer and
+    /// per compute operation (so the step's breakdown charges each to its own item).
     void weightOps(int lane, int chunk, std::vector<Pending>& out) const {
         const int first = in_.chunk_first[static_cast<size_t>(chunk)];
         const int last = in_.chunk_first[static_cast<size_t>(chunk) + 1];
+        auto weights = [&](double fwd, double bwd, bool load, int l, SpanKind of) {
+            const double w = std::min(fwd, bwd);
+            if (w > 0)
+                out.push_back({w, load ? w : 0.0, 0, l, TimelineStream::compute,
+                               SpanKind::weight_grad, false, false, of});
+        };
         for (int l = last - 1; l >= first; --l) {
             const LayerCosts& k = cost(lane, l);
-            const double expert = k.moe ? std::min(k.expert_fwd_s, k.expert_bwd_s) : 0.0;
-            const double dense = std::min(k.attention_fwd_s, k.attention_bwd_s) +
-                                 std::min(k.ffn_fwd_s, k.ffn_bwd_s) +
-                                 std::min(k.router_fwd_s, k.router_bwd_s) +
-                                 std::min(k.lm_head_fwd_s, k.lm_head_bwd_s);
-            out.push_back({dense + expert, expert, 0, l, TimelineStream::compute,
-                           SpanKind::weight_grad, false});
+            weights(k.lm_head_fwd_s, k.lm_head_bwd_s, false, l, SpanKind::lm_head);
+            if (k.moe)
+                weights(k.expert_fwd_s, k.expert_bwd_s, true, l, SpanKind::expert);
+            weights(k.ffn_fwd_s, k.ffn_bwd_s, false, l, SpanKind::dense_ffn);
+            weights(k.router_fwd_s, k.router_bwd_s, false, l, SpanKind::router);
+            weights(k.attention_fwd_s, k.attention_bwd_s, false, l, SpanKind::attention);
         }
     }
 
@@ -634,8 +646,8 @@ private:
                 }
             }
         }
-        const Id id =
-            e_.add(row, p.stream, p.kind, backward, p.layer, mb, p.dur, p.load, p.bytes, deps, n);
+        const Id id = e_.add(row, p.stream, p.kind, backward, p.layer, mb, p.dur, p.load, p.bytes,
+                             deps, n, p.weights_of);
         if (p.off_chain) {
             // nothing
         } else if (p.concurrent) {
@@ -984,11 +996,171 @@ std::string checkInput(const TimelineInput& in) {
 
 /// Upper bound of the operations a simulation creates (to refuse oversized inputs up front).
 double operationEstimate(const TimelineInput& in) {
-    // Per layer and micro-batch at most 10 operations forward, 10 backward and 1 deferred
-    // weight step; plus sends, joins and receives per pass, and the sync buckets.
+    // Per layer and micro-batch at most 10 operations forward, 10 backward and 5 deferred
+    // weight-gradient operations; plus sends, joins and receives per pass, and the sync buckets.
     return static_cast<double>(in.lanes) * in.micro_batches * in.vpp *
-               (21.0 * in.layers + 8.0 * in.pp) +
+               (25.0 * in.layers + 8.0 * in.pp) +
            3.0 * in.lanes * in.layers;
+}
+
+/// The step item a compute operation's time belongs to (weight gradients: their operation's).
+StepItem computeItem(SpanKind kind) {
+    switch (kind) {
+    case SpanKind::attention:
+        return StepItem::attention;
+    case SpanKind::dense_ffn:
+    case SpanKind::lm_head:
+        return StepItem::dense_ffn;
+    case SpanKind::router:
+        return StepItem::router;
+    case SpanKind::expert:
+        return StepItem::expert_compute;
+    case SpanKind::optimizer:
+        return StepItem::optimizer;
+    default:
+        return StepItem::bubble;
+    }
+}
+
+/// The step item of waiting for a transfer (`own`: one of the reference row's) or, when
+/// another row's operation holds the reference row up, of that operation.
+StepItem waitItem(SpanKind kind, bool own) {
+    switch (kind) {
+    case SpanKind::pp_send:
+        return StepItem::pp_comm;
+    case SpanKind::grad_sync:
+    case SpanKind::param_gather:
+        return StepItem::dp_sync;
+    case SpanKind::optimizer:
+        return StepItem::optimizer;
+    default:
+        break;
+    }
+    if (!own)
+        return StepItem::bubble;
+    switch (kind) {
+    case SpanKind::dispatch:
+    case SpanKind::combine:
+        return StepItem::all_to_all;
+    case SpanKind::tp:
+        return StepItem::tp_comm;
+    case SpanKind::cp:
+        return StepItem::cp_comm;
+    default:
+        return computeItem(kind);
+    }
+}
+
+/// The simulated step by item (Timeline::breakdown), in evaluate()'s accounting. The reference
+/// row is the one holding the most critical-path time: the GPUs the step waits on most. Every
+/// instant of the step is charged once:
+///   - while the reference row computes, to that compute (expert GEMMs: the mean-load share to
+///     expert compute, what the lane's hottest rank adds to imbalance wait; weight gradients
+///     to the operation they belong to);
+///   - while its compute stream idles, to what held up its next operation: the chain of
+///     operations that decided its start (Op::crit), followed back to the end of its previous
+///     compute. Its own transfers are exposed all-to-all (the busiest receiver's tail as
+///     imbalance wait), TP, CP, pipeline sends or gradient sync; another row's work is the
+///     pipeline bubble, except its pipeline sends, gradient sync and optimizer;
+///   - after its last micro-batch's compute, along the step's critical path back from the
+///     step's last operation (the drain of the other stages, the exposed gradient sync and the
+///     optimizer that ends the step; the row's own optimizer, run while others drain, is hidden).
+/// This is the exposure a profiler shows on that GPU: a transfer that runs beside compute is
+/// hidden (overlapped_s), one the GPU waits for is exposed. It is what evaluate()'s closed form
+/// adds up: m micro-batches of the slowest stage's compute and exposed transfers, the bubble,
+/// the exposed gradient sync and the optimizer.
+void stepBreakdown(const Engine& engine, Id last, Timeline& t) {
+    const std::vector<Op>& ops = engine.ops;
+    StepBreakdown& b = t.breakdown;
+    std::vector<double> row_critical_s(t.rows.size(), 0.0);
+    for (const CriticalStep& c : t.critical_path)
+        row_critical_s[static_cast<size_t>(c.row)] +=
+            t.rows[static_cast<size_t>(c.row)].spans[static_cast<size_t>(c.span)].duration_s();
+    const int ref = static_cast<int>(
+        std::max_element(row_critical_s.begin(), row_critical_s.end()) - row_critical_s.begin());
+    t.reference_row = ref;
+    const int lane = t.rows[static_cast<size_t>(ref)].lane;
+
+    auto add = [&](StepItem item, double s) { b.seconds[static_cast<size_t>(item)] += s; };
+    // Compute of the reference row over [from, to].
+    auto compute = [&](const Op& op, double from, double to) {
+        const double d = to - from;
+        const SpanKind kind = static_cast<SpanKind>(op.kind);
+        const SpanKind work = kind == SpanKind::weight_grad ? op.weightsOf() : kind;
+        const int moe_layer = op.layer - t.first_moe_layer;
+        if (op.load > 0 && moe_layer >= 0 && moe_layer < t.moe_layers && op.dur > 0) {
+            const size_t i = static_cast<size_t>(lane) * t.moe_layers + moe_layer;
+            const double mean =
+                std::clamp(i < t.mean_share.size() ? double(t.mean_share[i]) : 1.0, 0.0, 1.0);
+            const double load = d * std::min(1.0, op.load / op.dur);
+            add(StepItem::expert_compute, load * mean);
+            add(StepItem::imbalance_wait, load * (1.0 - mean));
+            add(computeItem(work), d - load);
+            return;
+        }
+        add(computeItem(work), d);
+    };
+    // Waiting over [from, to] for `op` (the operation that held the reference row up then).
+    auto wait = [&](const Op& op, double from, double to) {
+        const SpanKind kind = static_cast<SpanKind>(op.kind);
+        const bool own = op.row == ref;
+        if (own && op.stream == static_cast<uint8_t>(TimelineStream::compute)) {
+            compute(op, from, to);
+            return;
+        }
+        const StepItem item = waitItem(kind, own);
+        if (item == StepItem::all_to_all && op.load > 0) {
+            // The busiest receiver's extra is the transfer's tail.
+            const double tail = std::max(0.0, to - std::max(from, op.end - op.load));
+            add(StepItem::imbalance_wait, tail);
+            add(item, to - from - tail);
+            return;
+        }
+        add(item, to - from);
+    };
+    // Charges [from, ops[id].end] along id and the operations that decided each start.
+    auto follow = [&](Id id, double from) {
+        double until = id == kNone ? from : ops[static_cast<size_t>(id)].end;
+        for (; id != kNone && until > from; id = ops[static_cast<size_t>(id)].crit) {
+            const Op& op = ops[static_cast<size_t>(id)];
+            if (op.row == kNone)
+                continue; // a join: no time of its own
+            const double start = std::max(from, op.start);
+            if (until > start)
+                wait(op, start, until);
+            until = std::min(until, op.start);
+        }
+        if (until > from) // nothing recorded before: the step's very start
+            add(StepItem::bubble, until - from);
+    };
+
+    double at = 0;
+    const size_t compute_queue = static_cast<size_t>(ref) * kTimelineStreamCount +
+                                 static_cast<size_t>(TimelineStream::compute);
+    for (Id id = engine.queue(compute_queue).head; id != kNone;
+         id = ops[static_cast<size_t>(id)].next) {
+        const Op& op = ops[static_cast<size_t>(id)];
+        if (op.kind == static_cast<uint8_t>(SpanKind::optimizer))
+            break; // the step's tail follows the critical path (below)
+        if (op.start > at)
+            follow(op.crit, at);
+        compute(op, std::max(at, op.start), op.end);
+        at = std::max(at, op.end);
+    }
+    if (t.step_time_s > at)
+        follow(last, at);
+
+    // What the reference row's transfers took beyond what it waited for.
+    std::array<double, kStepItemCount> transfer_s{};
+    for (const Span& s : t.rows[static_cast<size_t>(ref)].spans)
+        if (isCommunication(s.kind))
+            transfer_s[static_cast<size_t>(waitItem(s.kind, true))] += s.duration_s();
+    for (int i = 0; i < kStepItemCount; ++i)
+        b.overlapped_s[static_cast<size_t>(i)] =
+            std::max(0.0, transfer_s[static_cast<size_t>(i)] - b.seconds[static_cast<size_t>(i)]);
+    b.total_s = 0;
+    for (const double v : b.seconds)
+        b.total_s += v;
 }
 
 } // namespace
@@ -1079,6 +1251,7 @@ Timeline simulateTimeline(const TimelineInput& in, const TimelineOptions& option
             span.end_s = op.end;
             span.bytes = op.bytes;
             span.load_s = op.load;
+            span.weights_of = op.weightsOf();
             op.waiter = static_cast<Id>(row.spans.size());
             row.spans.push_back(span);
         }
@@ -1104,20 +1277,7 @@ Timeline simulateTimeline(const TimelineInput& in, const TimelineOptions& option
         t.critical_path.push_back({op.row, op.waiter});
     }
     std::reverse(t.critical_path.begin(), t.critical_path.end());
-    for (const CriticalStep& c : t.critical_path) {
-        const TimelineRow& row = t.rows[static_cast<size_t>(c.row)];
-        const Span& s = row.spans[static_cast<size_t>(c.span)];
-        double dur = s.duration_s();
-        const int moe_layer = s.layer - t.first_moe_layer;
-        if (s.load_s > 0 && moe_layer >= 0 && moe_layer < t.moe_layers) {
-            const size_t i = static_cast<size_t>(row.lane) * t.moe_layers + moe_layer;
-            const double mean = i < t.mean_share.size() ? t.mean_share[i] : 1.0;
-            const double extra = s.load_s * (1.0 - std::clamp(mean, 0.0, 1.0));
-            t.critical_s[static_cast<int>(SpanKind::wait)] += extra;
-            dur -= extra;
-        }
-        t.critical_s[static_cast<size_t>(s.kind)] += dur;
-    }
+    stepBreakdown(engine, last, t);
     return t;
 }
 
@@ -1282,6 +1442,10 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
                 k.combine_fwd_s = comm * c;
                 k.combine_bwd_s = comm * (c + (full_recompute ? d + c : 0.0));
                 k.dispatch_bwd_s = comm * c;
+                k.dispatch_fwd_wait_s = std::max(0.0, k.dispatch_fwd_s - comm * t.dispatch_fwd_s);
+                k.combine_fwd_wait_s = std::max(0.0, k.combine_fwd_s - comm * t.combine_fwd_s);
+                k.combine_bwd_wait_s = std::max(0.0, k.combine_bwd_s - comm * t.combine_bwd_s);
+                k.dispatch_bwd_wait_s = std::max(0.0, k.dispatch_bwd_s - comm * t.dispatch_bwd_s);
                 k.dispatch_bytes = t.dispatch_bytes;
                 k.combine_bytes = t.combine_bytes;
                 // Per-GPU shares of the lane's pace (forward + backward, one share for both).
@@ -1369,7 +1533,7 @@ std::vector<Span> Timeline::spansForGpu(int gpu) const {
     for (const Span& s : spans) {
         Span own = s;
         own.gpu = gpu;
-        if (s.load_s > 0) {
+        if (s.load_s > 0 && !isCommunication(s.kind)) {
             const double share = expertShare(gpu, s.layer);
             if (share < 1.0) {
                 const double saved = s.load_s * (1.0 - share);

@@ -69,8 +69,12 @@ struct Span {
     bool backward = false;
     double start_s = 0;
     double end_s = 0;
-    double bytes = 0;  ///< sent per GPU (communication spans)
-    double load_s = 0; ///< of the duration, the hottest rank's expert work (per-GPU views scale it)
+    double bytes = 0; ///< sent per GPU (communication spans)
+    /// Compute: of the duration, the hottest rank's expert work (per-GPU views scale it).
+    /// All-to-alls: of the duration, what the busiest receiver adds over the mean load (the
+    /// tail of the transfer; the step's breakdown charges it as imbalance wait).
+    double load_s = 0;
+    SpanKind weights_of = SpanKind::count; ///< weight_grad spans: the compute they belong to
     double duration_s() const { return end_s - start_s; }
 };
 
@@ -101,9 +105,15 @@ struct Timeline {
     std::vector<TimelineRow> rows; ///< index stage * lanes + lane
     /// From the step's start to its end, contiguous: each span starts when the previous ends.
     std::vector<CriticalStep> critical_path;
-    /// Critical-path seconds by kind (they sum to step_time_s). Expert spans are split: the
-    /// mean-load part stays `expert`, what the lane's hottest rank adds is counted as `wait`.
-    std::array<double, kSpanKindCount> critical_s{};
+    /// The row the step's breakdown follows: the one holding the most critical-path time.
+    int reference_row = 0;
+    /// The simulated step by item, in the same accounting as evaluate()'s Report::step (the
+    /// items sum to step_time_s; see stepBreakdown in timeline.cpp): every instant of the
+    /// reference row's step is its compute by kind, or, while its compute stream idles, what
+    /// held up its next operation, followed back along the dependencies: its own transfers
+    /// (exposed all-to-all, TP, CP, pipeline sends, gradient sync), another stage's work
+    /// (pipeline bubble) or the optimizer. overlapped_s: the row's transfer time hidden.
+    StepBreakdown breakdown;
 
     bool ok() const { return error.empty(); }
     int rowOfGpu(int gpu) const;
@@ -139,6 +149,9 @@ struct LayerCosts {
     double router_fwd_s = 0, router_bwd_s = 0;
     double expert_fwd_s = 0, expert_bwd_s = 0; ///< the lane's hottest EP rank
     double dispatch_fwd_s = 0, combine_fwd_s = 0, combine_bwd_s = 0, dispatch_bwd_s = 0;
+    /// Of each all-to-all, what the lane's busiest receiver adds over the mean load.
+    double dispatch_fwd_wait_s = 0, combine_fwd_wait_s = 0, combine_bwd_wait_s = 0,
+           dispatch_bwd_wait_s = 0;
     double dispatch_bytes = 0, combine_bytes = 0;
     double lm_head_fwd_s = 0, lm_head_bwd_s = 0;
     /// The layer's gradient bucket (dense + expert parameters).
