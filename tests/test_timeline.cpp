@@ -317,10 +317,11 @@ private slots:
         const Timeline t = simulateTimeline(in, options);
         QVERIFY2(t.ok(), t.error.c_str());
 
-        const StageTimes& st = report.stages[0].times;
+        const LayerPassCosts& st = report.costs->layer;
+        const MoeLayerPrice experts = report.costs->moe.price(1.0);
         const double layer = st.attention_fwd_s + st.attention_bwd_s + st.router_fwd_s +
-                             st.router_bwd_s + st.shared_fwd_s + st.shared_bwd_s + st.expert_fwd_s +
-                             st.expert_bwd_s;
+                             st.router_bwd_s + st.shared_fwd_s + st.shared_bwd_s +
+                             experts.expert_fwd_s + experts.expert_bwd_s;
         const double tmb = layer * 24 / 4; // 6 MoE layers per stage
         const double m = report.micro_batches;
         QCOMPARE(report.micro_batches, 256 / (16 * 2));
@@ -424,9 +425,10 @@ private slots:
                                         .arg(st.layers.stage)
                                         .arg(hot_extra)
                                         .arg(b[StepItem::imbalance_wait])));
-            QCOMPARE(mean.optimizer_s[static_cast<size_t>(st.layers.stage)], st.times.optimizer_s);
+            QCOMPARE(mean.optimizer_s[static_cast<size_t>(st.layers.stage)],
+                     report.costs->stages[static_cast<size_t>(st.layers.stage)].sync.optimizer_s);
         }
-        QCOMPARE(mean.pp_send_s, report.pp_send_s);
+        QCOMPARE(mean.pp_send_s, report.costs->pp_send_s);
         // The gradient buckets of a stage add up to its sync.
         for (const StageResult& st : report.stages) {
             double sync = 0, gather = 0;
@@ -434,8 +436,9 @@ private slots:
                 sync += mean.costs[static_cast<size_t>(l)].grad_sync_s;
                 gather += mean.costs[static_cast<size_t>(l)].param_gather_s;
             }
-            QVERIFY(near(sync, st.times.dp_grad_sync_s + st.times.edp_grad_sync_s));
-            QVERIFY(near(gather, st.times.dp_param_gather_s + st.times.edp_param_gather_s));
+            const StageSync& ss = report.costs->stages[static_cast<size_t>(st.layers.stage)].sync;
+            QVERIFY(near(sync, ss.dp_grad_s + ss.edp_grad_s));
+            QVERIFY(near(gather, ss.dp_gather_s + ss.edp_gather_s));
         }
     }
 
@@ -636,7 +639,7 @@ private slots:
         QVERIFY(checkInvariants(ts).empty());
         QCOMPARE(tu.rows.size(), size_t(1));
         QCOMPARE(ts.rows.size(), size_t(8));
-        const StageTimes& st = report.stages[0].times;
+        const MoeLayerPrice st = report.costs->moe.price(1.0);
         double hottest_extra = 0;
         int hottest_lane = 0;
         for (int lane = 0; lane < in.lanes; ++lane) {

@@ -399,6 +399,12 @@ void ExpertLoadCache::store(Key key, const ExpertLoad& load) {
     bytes_ += bytes;
 }
 
+double tokenSlotsPerGroup(const Scenario& scenario) {
+    if (!scenario.model.isMoe())
+        return 0;
+    return static_cast<double>(sampleShape(scenario).slots);
+}
+
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
                             ExpertLoadCache& cache) {
     if (!scenario.model.isMoe())

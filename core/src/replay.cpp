@@ -1,24 +1,8 @@
-// Replay: evaluate's step time with the routing sample as the only variable.
-//
-// What depends on routing in evaluate (evaluate.cpp, microBatchCost and evaluate()):
-//   - per pipeline stage, the imbalance wait: the stage's EP groups run at the pace of their
-//     busiest rank, the factor f = ExpertLoad::worstGroupImbalance(stage's MoE layers), and
-//     each of the stage's n MoE layers is charged
-//        compute: fe(mean_slots * f) - fe(mean_slots), fe(x) = expert forward + backward at x
-//                 (MoeCostModel::expertForward_s + expertBackward_s; this equals evaluate's
-//                 (hot_fwd - mean_fwd) * passes + recompute_per_slot * mean_slots * (f - 1)),
-//        all-to-all: hot_extra = fp * d(f) + (fp + 2) * k(f) - fp * d(1) - k(1) - (fp + 1) * k(1)
-//                 (fp forward pairs, d/k = MoeCostModel::dispatch_s/combine_s), all exposed;
-//                 under DualPipe only the u unpaired passes of the m expose it, the fused pairs
-//                 their segment pairs' extra exposure (MoeCostModel::pairExposed_s):
-//                 ((m - u) * (pairExposed(f) - pairExposed(1)) + u * hot_extra) / m per layer;
-//   - the step: m x (slowest stage's per-micro-batch time; DualPipe: slowest rank's, the mean of
-//     its two stages) + bubble(that time) + the rest (PP transfers, DP sync, optimizer), which
-//     does not depend on routing. Every bubble closed form in evaluate is proportional to the
-//     per-micro-batch time t ((p-1)t, (p-1)t/v, (p/2-1)(2t/3)), so bubble(t) = bubble(t0) * t /
-//     t0 with t0 the step-0 report's.
-// Everything else (the load-independent items, compute windows, bytes per call) is read from
-// the step-0 report once. test_replay compares replayed steps with evaluate(scenario, step).
+// Replay: evaluate's step time with the routing sample as the only variable. The scenario's
+// cost model (StepCostModel, built once by evaluate) holds everything that does not depend on
+// routing; each step samples the routing and prices it with priceStep, the function evaluate
+// itself uses, so a replayed step costs one sampleExpertLoad plus O(stages + MoE layers)
+// arithmetic. test_replay compares replayed steps with evaluate(scenario, step).
 
 #include "moe/replay.h"
 
@@ -29,65 +13,19 @@
 
 namespace moe {
 
-namespace {
-
-double computeItems_s(const StepBreakdown& items) {
-    // evaluate's compute items: attention + dense FFN + router + expert compute.
-    return items[StepItem::attention] + items[StepItem::dense_ffn] + items[StepItem::router] +
-           items[StepItem::expert_compute];
-}
-
-} // namespace
-
 ReplayModel::ReplayModel(const Scenario& scenario, const Report& base)
     : scenario_(scenario)
     , placement_(base.placement)
-    , cost_(base.moe_costs)
-    , micro_batches_(std::max(1, base.micro_batches))
-    , fwd_pairs_(scenario.training.recompute == Recompute::full ? 2.0 : 1.0)
-    , overlapped_a2a_(scenario.layout.schedule == PipelineSchedule::dualpipe)
-    , is_moe_(scenario.model.isMoe() && base.moe_costs.valid)
+    , costs_(base.costs)
+    , is_moe_(scenario.model.isMoe() && base.costs && base.costs->moe.valid)
     , base_step_s_(base.step_time_s) {
     if (!placement_)
         placement_ = std::make_shared<Placement>();
-    const int dense_layers = scenario.model.dense_layers;
-    const double mean_fe =
-        cost_.expertForward_s(cost_.mean_slots) + cost_.expertBackward_s(cost_.mean_slots);
-    double t0 = 0;
-    for (const StageResult& st : base.stages) {
-        StageConst c;
-        for (const int layer : st.layers.layer_indices)
-            if (scenario.model.isMoe() && layer >= dense_layers)
-                c.moe_layers.push_back(layer - dense_layers);
-        const StepBreakdown& items = st.per_micro_batch;
-        c.total_s = items.total_s;
-        c.base_wait_s = items[StepItem::imbalance_wait];
-        c.compute_s = computeItems_s(items);
-        c.expert_mean_s = is_moe_ ? mean_fe : 0.0;
-        c.dispatch_bytes = st.times.dispatch_bytes;
-        c.combine_bytes = st.times.combine_bytes;
-        c.memory_share = st.memory.hbm_bytes > 0 ? st.memory.total_bytes / st.memory.hbm_bytes : 0;
-        if (overlapped_a2a_)
-            c.unpaired = std::min(
-                micro_batches_,
-                dualPipeUnpairedPasses(static_cast<int>(base.stages.size()), st.layers.stage));
-        stages_.push_back(std::move(c));
-    }
-    for (size_t i = 0; i < stages_.size(); ++i)
-        t0 = std::max(t0, rankTime_s(i, stages_[i].total_s, stages_[partnerOf(i)].total_s));
-    const double bubble0 = base.step[StepItem::bubble];
-    bubble_per_mb_s_ = t0 > 0 ? bubble0 / t0 : 0.0;
-    // Whatever is neither m x t nor the bubble is routing-independent.
-    fixed_s_ = base.step_time_s - micro_batches_ * t0 - bubble0;
-}
-
-size_t ReplayModel::partnerOf(size_t stage) const {
-    return overlapped_a2a_ ? stages_.size() - 1 - stage : stage;
-}
-
-double ReplayModel::rankTime_s(size_t stage, double own_s, double partner_s) const {
-    // A DualPipe rank runs its stage's chunk and its partner's, half the micro-batches each.
-    return partnerOf(stage) == stage ? own_s : (own_s + partner_s) / 2;
+    if (!costs_)
+        costs_ = std::make_shared<StepCostModel>();
+    for (const StageResult& st : base.stages)
+        memory_share_.push_back(
+            st.memory.hbm_bytes > 0 ? st.memory.total_bytes / st.memory.hbm_bytes : 0);
 }
 
 StepSample ReplayModel::sample(uint64_t step, GpuStepMetrics* gpus) const {
@@ -107,52 +45,14 @@ StepSample ReplayModel::fromLoad(const ExpertLoad& load, GpuStepMetrics* gpus) c
     out.mean_imbalance = load.mean_imbalance;
     out.imbalance_per_layer = load.imbalance_per_layer;
     out.dropped_share = load.dropped_share;
-    out.stage_imbalance.assign(stages_.size(), 1.0);
-
-    const double mean = cost_.mean_slots;
-    const double fp = fwd_pairs_;
-    const double m = micro_batches_;
-    std::vector<double> stage_t(stages_.size()), stage_wait(stages_.size(), 0.0);
-    for (size_t i = 0; i < stages_.size(); ++i) {
-        const StageConst& c = stages_[i];
-        double wait = 0;
-        if (is_moe_ && !c.moe_layers.empty()) {
-            const double f = load.worstGroupImbalance(c.moe_layers);
-            out.stage_imbalance[i] = f;
-            const double n = static_cast<double>(c.moe_layers.size());
-            const double hot_fe =
-                cost_.expertForward_s(mean * f) + cost_.expertBackward_s(mean * f);
-            const double compute_wait = n * (hot_fe - c.expert_mean_s);
-            const double d1 = cost_.dispatch_s(1.0), k1 = cost_.combine_s(1.0);
-            const double hot_extra =
-                n * (fp * cost_.dispatch_s(f) + (fp + 2.0) * cost_.combine_s(f) - fp * d1 - k1 -
-                     (fp + 1.0) * k1);
-            const double a2a_wait =
-                overlapped_a2a_
-                    ? ((m - c.unpaired) * n * (cost_.pairExposed_s(f) - cost_.pairExposed_s(1.0)) +
-                       c.unpaired * hot_extra) /
-                          m
-                    : hot_extra;
-            wait = compute_wait + a2a_wait;
-        }
-        stage_t[i] = is_moe_ ? c.total_s - c.base_wait_s + wait : c.total_s;
-        stage_wait[i] = wait;
-    }
-    double worst_t = -1, worst_wait = 0;
-    for (size_t i = 0; i < stages_.size(); ++i) {
-        const size_t partner = partnerOf(i);
-        const double t = rankTime_s(i, stage_t[i], stage_t[partner]);
-        if (t > worst_t && stage_t[i] >= stage_t[partner]) {
-            worst_t = t;
-            worst_wait = rankTime_s(i, stage_wait[i], stage_wait[partner]);
-            out.slowest_stage = static_cast<int>(i);
-        }
-    }
-    if (worst_t < 0) { // no stages: nothing to replay
+    if (costs_->stages.empty()) { // nothing to replay
         out.step_time_s = base_step_s_;
     } else {
-        out.step_time_s = fixed_s_ + micro_batches_ * worst_t + bubble_per_mb_s_ * worst_t;
-        out.imbalance_wait_s = micro_batches_ * worst_wait;
+        const StepPrice price = priceStep(*costs_, load);
+        out.step_time_s = price.step_time_s;
+        out.imbalance_wait_s = price.step[StepItem::imbalance_wait];
+        out.stage_imbalance = price.stage_imbalance;
+        out.slowest_stage = price.slowest_stage;
     }
     if (gpus)
         gpuMetrics(load, out, *gpus);
@@ -175,33 +75,41 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
     // Per (stage, sampled group, EP rank): token slots summed over the stage's MoE layers and
     // expert time fwd+bwd at each layer's own load.
     const size_t per_stage = sampled ? static_cast<size_t>(groups) * ep : 0;
-    std::vector<double> tokens(stages_.size() * per_stage, 0.0);
-    std::vector<double> expert_s(stages_.size() * per_stage, 0.0);
-    for (size_t st = 0; sampled && st < stages_.size(); ++st) {
+    const std::vector<StageCosts>& stages = costs_->stages;
+    const MoeCosts& moe = costs_->moe;
+    std::vector<double> tokens(stages.size() * per_stage, 0.0);
+    std::vector<double> expert_s(stages.size() * per_stage, 0.0);
+    for (size_t st = 0; sampled && st < stages.size(); ++st) {
         double* tok = tokens.data() + st * per_stage;
         double* exp_s = expert_s.data() + st * per_stage;
-        for (const int layer : stages_[st].moe_layers) {
+        for (const int layer : stages[st].moe_layer_indices) {
             if (layer < 0 || layer >= load.moe_layers)
                 continue;
             const double* ranks = load.rank_tokens.data() + static_cast<size_t>(layer) * per_stage;
             for (size_t i = 0; i < per_stage; ++i) {
                 tok[i] += ranks[i];
-                exp_s[i] += cost_.expertForward_s(ranks[i]) + cost_.expertBackward_s(ranks[i]);
+                exp_s[i] += moe.expertForward_s(ranks[i]) + moe.expertBackward_s(ranks[i]);
             }
         }
     }
-    const double m = micro_batches_;
-    const double mean = cost_.mean_slots;
-    const double fp = fwd_pairs_;
+    const double m = costs_->micro_batches;
+    const double mean = moe.mean_slots;
+    const double fp = moe.forward_pairs;
+    const double expert_mean_s = is_moe_ ? moe.price(1.0).experts_s() : 0.0;
+    const double dispatch_bytes =
+        moe.dispatch_call.scale_up_bytes_per_gpu + moe.dispatch_call.scale_out_bytes_per_gpu;
+    const double combine_bytes =
+        moe.combine_call.scale_up_bytes_per_gpu + moe.combine_call.scale_out_bytes_per_gpu;
     float hottest = -1.0f;
     for (size_t gpu = 0; gpu < n_gpus; ++gpu) {
         const RankCoords& rc = p.coords[gpu];
-        if (rc.pp < 0 || rc.pp >= static_cast<int>(stages_.size()))
+        if (rc.pp < 0 || rc.pp >= static_cast<int>(stages.size()))
             continue;
-        const StageConst& c = stages_[static_cast<size_t>(rc.pp)];
-        g.memory_share[gpu] = static_cast<float>(c.memory_share);
-        const double n = static_cast<double>(c.moe_layers.size());
-        double tok = 0, exp_s = n * c.expert_mean_s;
+        const StageCosts& c = stages[static_cast<size_t>(rc.pp)];
+        if (static_cast<size_t>(rc.pp) < memory_share_.size())
+            g.memory_share[gpu] = static_cast<float>(memory_share_[static_cast<size_t>(rc.pp)]);
+        const double n = static_cast<double>(c.moe_layer_indices.size());
+        double tok = 0, exp_s = n * expert_mean_s;
         if (sampled && rc.ep >= 0 && rc.ep < ep) {
             // Token stream = expert-DP coordinate modulo the sampled groups
             // (ExpertLoad::gpuTokens).
@@ -220,11 +128,11 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
         // gradient) return the results for the GPU's own tokens, which routing does not change.
         if (mean > 0)
             g.a2a_recv_bytes[gpu] =
-                static_cast<float>(m * ((tok / mean) * (fp * c.dispatch_bytes + c.combine_bytes) +
-                                        n * (fp + 1.0) * c.combine_bytes));
+                static_cast<float>(m * ((tok / mean) * (fp * dispatch_bytes + combine_bytes) +
+                                        n * (fp + 1.0) * combine_bytes));
         // Idle: the step minus the GPU's own compute, its stage's load-independent compute with
         // the expert GEMMs at its own tokens in every layer.
-        const double busy = m * (c.compute_s - n * c.expert_mean_s + exp_s);
+        const double busy = m * (c.compute_s - n * expert_mean_s + exp_s);
         g.idle_s[gpu] = static_cast<float>(std::max(0.0, out.step_time_s - busy));
         if (g.load_factor[gpu] > hottest) {
             hottest = g.load_factor[gpu];

@@ -1305,6 +1305,11 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
     in.gpus = report.gpus;
     in.gpus_per_node = std::max(1, s.cluster.gpus_per_node);
     in.placement = report.placement;
+    if (!report.costs || static_cast<int>(report.costs->stages.size()) != in.pp) {
+        in.pp = 0; // reported by checkInput
+        return in;
+    }
+    const StepCostModel& costs = *report.costs;
 
     // The layer split of splitLayers: chunk c holds base (+1 for the first `remainder`) layers.
     const int chunks = in.pp * in.vpp;
@@ -1313,18 +1318,9 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
     in.chunk_first.push_back(0);
     for (int c = 0; c < chunks; ++c)
         in.chunk_first.push_back(in.chunk_first.back() + base + (c < remainder ? 1 : 0));
-    std::vector<int> stage_of_layer(static_cast<size_t>(in.layers), 0);
-    for (int c = 0; c < chunks; ++c)
-        for (int l = in.chunk_first[static_cast<size_t>(c)];
-             l < in.chunk_first[static_cast<size_t>(c) + 1]; ++l)
-            stage_of_layer[static_cast<size_t>(l)] = c % in.pp;
-    if (static_cast<int>(report.stages.size()) != in.pp) {
-        in.pp = 0; // reported by checkInput
-        return in;
-    }
 
     const ExpertLoad& load = report.load;
-    const MoeCostModel& mc = report.moe_costs;
+    const MoeCosts& mc = costs.moe;
     const bool moe =
         model.isMoe() && mc.valid && load.moe_layers > 0 && load.sampled_groups > 0 && load.ep > 0;
     const int groups = moe ? load.sampled_groups : 1;
@@ -1333,8 +1329,7 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
     in.ep = ep;
     in.first_moe_layer = moe ? model.dense_layers : 0;
     in.moe_layers = moe ? load.moe_layers : 0;
-    const bool full_recompute = s.training.recompute == Recompute::full;
-    const bool zero = options.zero_communication;
+    const double comm = options.zero_communication ? 0.0 : 1.0;
 
     // Mean token slots per EP rank of each MoE layer (over every sampled group), the reference
     // of the imbalance factors, as in sampleExpertLoad.
@@ -1355,31 +1350,10 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
         return i < load.rank_tokens.size() ? load.rank_tokens[i] : 0.0;
     };
 
-    // Gradient buckets: each layer's share of its stage's dense and expert parameters.
-    const ParamCounts& pc = report.params;
-    auto dense_weight = [&](int l) {
-        const bool is_moe = model.isMoe() && l >= model.dense_layers;
-        double w =
-            pc.attention_per_layer + pc.norms_per_layer +
-            (is_moe ? pc.router_per_layer + pc.shared_experts_per_layer : pc.dense_ffn_per_layer);
-        if (l == 0)
-            w += pc.embedding;
-        if (l == in.layers - 1)
-            w += pc.lm_head;
-        return w;
-    };
-    std::vector<double> stage_dense(static_cast<size_t>(in.pp), 0.0);
-    std::vector<int> stage_moe(static_cast<size_t>(in.pp), 0);
-    for (int l = 0; l < in.layers; ++l) {
-        stage_dense[static_cast<size_t>(stage_of_layer[static_cast<size_t>(l)])] += dense_weight(l);
-        if (model.isMoe() && l >= model.dense_layers)
-            ++stage_moe[static_cast<size_t>(stage_of_layer[static_cast<size_t>(l)])];
-    }
-
-    for (const StageResult& st : report.stages)
-        in.optimizer_s.push_back(st.times.optimizer_s);
-    in.pp_send_s = zero ? 0.0 : report.pp_send_s;
-    in.pp_bytes = report.pp_message_bytes;
+    for (const StageCosts& st : costs.stages)
+        in.optimizer_s.push_back(st.sync.optimizer_s);
+    in.pp_send_s = comm * costs.pp_send_s;
+    in.pp_bytes = costs.pp_message_bytes;
     if (report.placement) {
         const Placement& pl = *report.placement;
         in.ep_stream = streamOf(pl, GroupKind::ep);
@@ -1388,96 +1362,95 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
         in.pp_stream = streamOf(pl, GroupKind::pp);
     }
 
+    const LayerPassCosts& t = costs.layer;
+    const MoeLayerPrice mean_price = moe ? mc.price(1.0) : MoeLayerPrice{};
     in.costs.resize(static_cast<size_t>(in.lanes) * in.layers);
-    for (int lane = 0; lane < in.lanes; ++lane) {
-        for (int l = 0; l < in.layers; ++l) {
-            const int stage = stage_of_layer[static_cast<size_t>(l)];
-            const StageTimes& t = report.stages[static_cast<size_t>(stage)].times;
-            LayerCosts& k = in.costs[static_cast<size_t>(lane) * in.layers + l];
-            k.layer = l;
-            k.attention_fwd_s = t.attention_fwd_s;
-            k.attention_bwd_s = t.attention_bwd_s;
-            const double comm = zero ? 0.0 : 1.0;
-            k.cp_fwd_s = comm * t.cp_hop_s * t.cp_hops_fwd;
-            k.cp_bwd_s = comm * t.cp_hop_s * t.cp_hops_bwd;
-            k.cp_fwd_bytes = t.cp_bytes_per_hop * t.cp_hops_fwd;
-            k.cp_bwd_bytes = t.cp_bytes_per_hop * t.cp_hops_bwd;
-            // Two TP operations per pass and layer, each half of the layer's calls.
-            k.tp_fwd_s = comm * tpOperation_s(t, t.tp_calls_fwd);
-            k.tp_bwd_s = comm * tpOperation_s(t, t.tp_calls_bwd);
-            k.tp_fwd_bytes = t.tp_bytes_per_call * t.tp_calls_fwd / 2.0;
-            k.tp_bwd_bytes = t.tp_bytes_per_call * t.tp_calls_bwd / 2.0;
-            if (l == in.layers - 1) {
-                k.lm_head_fwd_s = t.lm_head_fwd_s;
-                k.lm_head_bwd_s = t.lm_head_bwd_s;
-            }
-            const int lm = l - in.first_moe_layer;
-            k.moe = moe && lm >= 0 && lm < in.moe_layers;
-            if (!k.moe) {
-                k.ffn_fwd_s = t.dense_ffn_fwd_s;
-                k.ffn_bwd_s = t.dense_ffn_bwd_s;
-            } else {
-                k.ffn_fwd_s = t.shared_fwd_s;
-                k.ffn_bwd_s = t.shared_bwd_s;
-                k.router_fwd_s = t.router_fwd_s;
-                k.router_bwd_s = t.router_bwd_s;
-                // The lane's pace: its hottest EP rank, at evaluate's imbalance definition
-                // (max / mean over every group and rank of the layer).
-                const double mean = layer_mean[static_cast<size_t>(lm)];
-                double factor = 1.0;
-                if (!options.uniform_load && mean > 0) {
-                    double hottest = 0;
-                    for (int r = 0; r < ep; ++r)
-                        hottest = std::max(hottest, tokens(lm, lane, r));
-                    factor = hottest / mean;
+    for (const StageCosts& st : costs.stages) {
+        for (size_t i = 0; i < st.layers.layer_indices.size(); ++i) {
+            const int l = st.layers.layer_indices[i];
+            for (int lane = 0; lane < in.lanes; ++lane) {
+                LayerCosts& k = in.costs[static_cast<size_t>(lane) * in.layers + l];
+                k.layer = l;
+                k.attention_fwd_s = t.attention_fwd_s;
+                k.attention_bwd_s = t.attention_bwd_s;
+                k.cp_fwd_s = comm * t.cp_hop_s * t.cp_hops_fwd;
+                k.cp_bwd_s = comm * t.cp_hop_s * t.cp_hops_bwd;
+                k.cp_fwd_bytes = t.cp_hop_bytes * t.cp_hops_fwd;
+                k.cp_bwd_bytes = t.cp_hop_bytes * t.cp_hops_bwd;
+                // Two TP operations per pass and layer, each half of the layer's calls.
+                const double tp_call_bytes =
+                    t.tp_call.scale_up_bytes_per_gpu + t.tp_call.scale_out_bytes_per_gpu;
+                k.tp_fwd_s = comm * t.tpOperationFwd_s();
+                k.tp_bwd_s = comm * t.tpOperationBwd_s();
+                k.tp_fwd_bytes = tp_call_bytes * t.tp_calls_fwd / 2.0;
+                k.tp_bwd_bytes = tp_call_bytes * t.tp_calls_bwd / 2.0;
+                if (l == in.layers - 1) {
+                    k.lm_head_fwd_s = t.lm_head_fwd_s;
+                    k.lm_head_bwd_s = t.lm_head_bwd_s;
                 }
-                const double hot_slots = mc.mean_slots * std::max(1.0, factor);
-                k.expert_fwd_s =
-                    options.uniform_load ? t.expert_fwd_s : mc.expertForward_s(hot_slots);
-                k.expert_bwd_s =
-                    options.uniform_load ? t.expert_bwd_s : mc.expertBackward_s(hot_slots);
-                const double d = options.uniform_load ? t.dispatch_fwd_s : mc.dispatch_s(factor);
-                const double c = options.uniform_load ? t.combine_fwd_s : mc.combine_s(factor);
-                k.dispatch_fwd_s = comm * d;
-                k.combine_fwd_s = comm * c;
-                k.combine_bwd_s = comm * (c + (full_recompute ? d + c : 0.0));
-                k.dispatch_bwd_s = comm * c;
-                k.dispatch_fwd_wait_s = std::max(0.0, k.dispatch_fwd_s - comm * t.dispatch_fwd_s);
-                k.combine_fwd_wait_s = std::max(0.0, k.combine_fwd_s - comm * t.combine_fwd_s);
-                k.combine_bwd_wait_s = std::max(0.0, k.combine_bwd_s - comm * t.combine_bwd_s);
-                k.dispatch_bwd_wait_s = std::max(0.0, k.dispatch_bwd_s - comm * t.dispatch_bwd_s);
-                k.dispatch_bytes = t.dispatch_bytes;
-                k.combine_bytes = t.combine_bytes;
-                // Per-GPU shares of the lane's pace (forward + backward, one share for both).
-                const size_t li = static_cast<size_t>(lane) * in.moe_layers + lm;
-                const double hot = k.expert_fwd_s + k.expert_bwd_s;
-                auto expert_s = [&](double slots) {
-                    return mc.expertForward_s(slots) + mc.expertBackward_s(slots);
-                };
-                if (hot > 0) {
-                    in.mean_share[li] =
-                        static_cast<float>(std::min(1.0, (t.expert_fwd_s + t.expert_bwd_s) / hot));
+                const int lm = l - in.first_moe_layer;
+                k.moe = moe && lm >= 0 && lm < in.moe_layers;
+                if (!k.moe) {
+                    k.ffn_fwd_s = t.dense_ffn_fwd_s;
+                    k.ffn_bwd_s = t.dense_ffn_bwd_s;
+                } else {
+                    k.ffn_fwd_s = t.shared_fwd_s;
+                    k.ffn_bwd_s = t.shared_bwd_s;
+                    k.router_fwd_s = t.router_fwd_s;
+                    k.router_bwd_s = t.router_bwd_s;
+                    // The lane's pace: its hottest EP rank, at evaluate's imbalance definition
+                    // (max / mean over every group and rank of the layer).
+                    const double mean = layer_mean[static_cast<size_t>(lm)];
+                    double factor = 1.0;
                     if (!options.uniform_load && mean > 0) {
-                        for (int r = 0; r < ep; ++r) {
-                            const double own = expert_s(mc.mean_slots * tokens(lm, lane, r) / mean);
-                            in.expert_share[li * ep + r] =
-                                static_cast<float>(std::clamp(own / hot, 0.0, 1.0));
+                        double hottest = 0;
+                        for (int r = 0; r < ep; ++r)
+                            hottest = std::max(hottest, tokens(lm, lane, r));
+                        factor = hottest / mean;
+                    }
+                    const MoeLayerPrice p = mc.price(factor);
+                    k.expert_fwd_s = p.expert_fwd_s;
+                    k.expert_bwd_s = p.expert_bwd_s;
+                    k.dispatch_fwd_s = comm * p.dispatch_fwd_s;
+                    k.combine_fwd_s = comm * p.combine_fwd_s;
+                    k.combine_bwd_s = comm * p.combine_bwd_s;
+                    k.dispatch_bwd_s = comm * p.dispatch_bwd_s;
+                    k.dispatch_fwd_wait_s = comm * (p.dispatch_fwd_s - mean_price.dispatch_fwd_s);
+                    k.combine_fwd_wait_s = comm * (p.combine_fwd_s - mean_price.combine_fwd_s);
+                    k.combine_bwd_wait_s = comm * (p.combine_bwd_s - mean_price.combine_bwd_s);
+                    k.dispatch_bwd_wait_s = comm * (p.dispatch_bwd_s - mean_price.dispatch_bwd_s);
+                    k.dispatch_bytes = mc.dispatch_call.scale_up_bytes_per_gpu +
+                                       mc.dispatch_call.scale_out_bytes_per_gpu;
+                    k.combine_bytes = mc.combine_call.scale_up_bytes_per_gpu +
+                                      mc.combine_call.scale_out_bytes_per_gpu;
+                    // Per-GPU shares of the lane's pace (forward + backward, one share for both).
+                    const size_t li = static_cast<size_t>(lane) * in.moe_layers + lm;
+                    const double hot = p.experts_s();
+                    if (hot > 0) {
+                        in.mean_share[li] =
+                            static_cast<float>(std::min(1.0, mean_price.experts_s() / hot));
+                        if (!options.uniform_load && mean > 0) {
+                            for (int r = 0; r < ep; ++r) {
+                                const double slots = mc.mean_slots * tokens(lm, lane, r) / mean;
+                                const double own =
+                                    mc.expertForward_s(slots) + mc.expertBackward_s(slots);
+                                in.expert_share[li * ep + r] =
+                                    static_cast<float>(std::clamp(own / hot, 0.0, 1.0));
+                            }
                         }
                     }
                 }
+                // The layer's gradient bucket.
+                const double dense_share = st.layer_dense_share[i];
+                const double expert_share = k.moe ? st.layer_expert_share[i] : 0.0;
+                const StageSync& sync = st.sync;
+                k.grad_sync_s =
+                    comm * (sync.dp_grad_s * dense_share + sync.edp_grad_s * expert_share);
+                k.param_gather_s =
+                    comm * (sync.dp_gather_s * dense_share + sync.edp_gather_s * expert_share);
+                k.sync_bytes = (sync.dp_bytes_up + sync.dp_bytes_out) * dense_share +
+                               (sync.edp_bytes_up + sync.edp_bytes_out) * expert_share;
             }
-            const double dense_share =
-                stage_dense[static_cast<size_t>(stage)] > 0
-                    ? dense_weight(l) / stage_dense[static_cast<size_t>(stage)]
-                    : 0.0;
-            const double expert_share = k.moe && stage_moe[static_cast<size_t>(stage)] > 0
-                                            ? 1.0 / stage_moe[static_cast<size_t>(stage)]
-                                            : 0.0;
-            k.grad_sync_s =
-                comm * (t.dp_grad_sync_s * dense_share + t.edp_grad_sync_s * expert_share);
-            k.param_gather_s =
-                comm * (t.dp_param_gather_s * dense_share + t.edp_param_gather_s * expert_share);
-            k.sync_bytes = t.dp_sync_bytes * dense_share + t.edp_sync_bytes * expert_share;
         }
     }
     return in;

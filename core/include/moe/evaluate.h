@@ -1,7 +1,8 @@
 #pragma once
 // evaluate(scenario) -> Report: the performance model. Pure, deterministic, thread-safe; no I/O.
-// Every figure is derived in evaluate.cpp and the modules it composes (model_costs, collectives,
-// expert_load), each formula documented next to its code.
+// The step is priced by the one cost model (step_costs.h: buildStepCostModel + priceStep); this
+// module adds the report around it (collectives, link traffic, memory, throughput, economics
+// and design warnings).
 
 #include "moe/collectives.h"
 #include "moe/economics.h"
@@ -9,6 +10,7 @@
 #include "moe/model_costs.h"
 #include "moe/placement.h"
 #include "moe/scenario.h"
+#include "moe/step_costs.h"
 #include "moe/topology.h"
 
 #include <array>
@@ -43,127 +45,10 @@ struct Collective {
     double exposed_s = 0;                       ///< on the critical path
 };
 
-/// Items of the step-time breakdown; they sum to the step time.
-enum class StepItem {
-    attention,
-    dense_ffn,
-    router,
-    expert_compute,
-    all_to_all,
-    tp_comm,
-    cp_comm,
-    pp_comm,
-    bubble,
-    dp_sync,
-    optimizer,
-    imbalance_wait,
-    count
-};
-constexpr int kStepItemCount = static_cast<int>(StepItem::count);
-const char* toString(StepItem item);
-
-struct StepBreakdown {
-    std::array<double, kStepItemCount> seconds{};      ///< exposed time per item
-    std::array<double, kStepItemCount> overlapped_s{}; ///< time hidden behind other work
-    double total_s = 0;
-    double& operator[](StepItem item) { return seconds[static_cast<int>(item)]; }
-    double operator[](StepItem item) const { return seconds[static_cast<int>(item)]; }
-};
-
-/// What one micro-batch costs one GPU of a pipeline stage, per layer and pass, exactly as
-/// StageResult::per_micro_batch charges it (at the mean expert load), plus the stage's per-step
-/// gradient sync and optimizer. The step timeline schedules these durations, so the timeline and
-/// the report never disagree. Backward durations include recomputation.
-struct StageTimes {
-    double attention_fwd_s = 0, attention_bwd_s = 0; ///< per layer (every layer)
-    double dense_ffn_fwd_s = 0, dense_ffn_bwd_s = 0; ///< per dense layer
-    double shared_fwd_s = 0, shared_bwd_s = 0;       ///< shared experts, per MoE layer
-    double router_fwd_s = 0, router_bwd_s = 0;       ///< per MoE layer
-    double expert_fwd_s = 0, expert_bwd_s = 0;       ///< routed experts per MoE layer, mean load
-    double lm_head_fwd_s = 0, lm_head_bwd_s = 0;     ///< the stage holding the LM head
-    double tp_call_s = 0;                            ///< one TP all-gather or reduce-scatter
-    double tp_bytes_per_call = 0;
-    int tp_calls_fwd = 0, tp_calls_bwd = 0; ///< per layer
-    double cp_hop_s = 0;                    ///< one ring step of the KV exchange
-    double cp_bytes_per_hop = 0;
-    int cp_hops_fwd = 0, cp_hops_bwd = 0; ///< per layer; they overlap the attention core
-    /// Per MoE layer at the mean load: the forward dispatch and combine, and backward's two
-    /// all-to-alls at activation precision: combine_bwd (the combine's gradient, first; full
-    /// recompute adds the re-run forward pair to it), then dispatch_bwd after the expert GEMMs.
-    double dispatch_fwd_s = 0, combine_fwd_s = 0, dispatch_bwd_s = 0, combine_bwd_s = 0;
-    double dispatch_bytes = 0, combine_bytes = 0; ///< per GPU per all-to-all call
-    /// Gradient sync per step: reduce-scatter (ZeRO >= 1) or all-reduce (ZeRO-0) of the
-    /// gradients, then the all-gather of the updated weights (ZeRO >= 1, else 0).
-    double dp_grad_sync_s = 0, dp_param_gather_s = 0, dp_sync_bytes = 0;
-    double edp_grad_sync_s = 0, edp_param_gather_s = 0, edp_sync_bytes = 0;
-    double optimizer_s = 0;
-};
-
-/// One of a layer's two TP operations in a pass (after attention, after the MLP), each half of
-/// the pass's `calls_per_layer` TP collectives.
-double tpOperation_s(const StageTimes& times, int calls_per_layer);
-
-/// What a DualPipe pair's transfers add to its compute, by the collective exposed.
-struct PairExposure {
-    double all_to_all_s = 0, tp_s = 0;
-    double total_s() const { return all_to_all_s + tp_s; }
-};
-
-/// The load-dependent costs of one MoE layer on one GPU, as evaluate charges them, for any load:
-/// the grouped expert GEMMs (roofline with the small-GEMM curve) and the all-to-alls paced by
-/// the busiest receiver. The functions are evaluate.cpp's own formulas.
-struct MoeCostModel {
-    bool valid = false; ///< false for dense models
-    int experts_per_rank = 1;
-    double flops_per_slot = 0;
-    double expert_weight_bytes = 0;
-    double activation_bytes_per_slot = 0;
-    double gemm_flops = 0;  ///< achievable FLOP/s
-    double hbm_bytes_s = 0; ///< achievable HBM bytes/s
-    double mean_slots = 0;  ///< token slots per EP rank per micro-batch at the mean load
-    GroupShape ep_shape;
-    LinkParams scale_up, scale_out;
-    double dispatch_bytes = 0, combine_bytes = 0;               ///< per GPU per call
-    double dispatch_cross_bytes = -1, combine_cross_bytes = -1; ///< node-limited routing, or -1
-    double backward_passes = 2;      ///< backward (+ full recompute) in forward passes
-    double recompute_s_per_slot = 0; ///< selective recompute of the experts' activation
-    double forward_pairs = 1; ///< forward dispatch + combine pairs per layer (2: full recompute)
-    /// Per MoE layer, forward and backward (recomputation included): attention, router and
-    /// shared experts, the compute a DualPipe pair runs beside the other pass's all-to-alls.
-    double attention_block_fwd_s = 0, attention_block_bwd_s = 0;
-    /// The attention alone, forward and backward: with TP > 1 a TP collective separates it
-    /// from the router and shared experts.
-    double attention_fwd_s = 0, attention_bwd_s = 0;
-    /// Per MoE layer and pass, each of the two TP operations (after attention, after the MLP);
-    /// 0 without TP.
-    double tp_fwd_s = 0, tp_bwd_s = 0;
-
-    /// Forward time of one EP rank's grouped expert GEMMs holding `slots` token slots.
-    double expertForward_s(double slots) const;
-    /// Backward time of the same, recomputation included.
-    double expertBackward_s(double slots) const;
-    /// One dispatch all-to-all (dispatch precision) when the busiest receiver gets
-    /// recv_factor x the mean bytes (factors below 1 count as 1).
-    double dispatch_s(double recv_factor) const;
-    /// One all-to-all at activation precision (the combine, and both backward all-to-alls).
-    double combine_s(double recv_factor) const;
-    /// DualPipe: what one MoE layer's all-to-alls and TP collectives add to a fused forward &
-    /// backward pair's compute when the EP group runs at `factor` x the mean load (evaluate.cpp
-    /// derives it), by collective.
-    PairExposure pairExposure(double factor) const;
-    /// The same, all collectives.
-    double pairExposed_s(double factor) const { return pairExposure(factor).total_s(); }
-};
-
-/// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
-/// alone rather than fused into overlapped pairs.
-double dualPipeUnpairedPasses(int pp, int stage);
-
 struct StageResult {
     StageLayers layers;
     StepBreakdown per_micro_batch; ///< forward + backward of one micro-batch on this stage
     MemoryBreakdown memory;
-    StageTimes times; ///< per layer and pass, for the step timeline
 };
 
 struct Throughput {
@@ -209,10 +94,10 @@ struct Report {
     std::vector<DesignWarning> warnings; ///< most severe first
     Economics economics; ///< time, cost, power and failures of the run (economics.h)
 
-    // Inputs of the step timeline (timeline.h) that are not per stage.
-    MoeCostModel moe_costs;
-    double pp_send_s = 0;        ///< one activation (or gradient) send between adjacent stages
-    double pp_message_bytes = 0; ///< its size
+    /// The cost model the report was priced with (step_costs.h): the step timeline and replay
+    /// price their steps with it.
+    std::shared_ptr<const StepCostModel> costs;
+    int slowest_stage = 0; ///< the stage that sets the pace (StepPrice::slowest_stage)
 };
 
 /// Evaluates a scenario that passed validateScenario. `routing_step` selects the routing

@@ -64,6 +64,11 @@ struct ExpertLoad {
 
 class ExpertLoadCache;
 
+/// Token slots routed per EP group (token stream) per micro-batch: each of its EP x ETP GPUs
+/// feeds tokensPerGpuPerMicroBatch tokens to top_k experts (ExpertLoad::slots_per_group of
+/// every sample; 0 for dense models).
+double tokenSlotsPerGroup(const Scenario& scenario);
+
 /// Samples one training step's routing. `step` selects the resample (step 0 = the default
 /// view; the heatmap's "next step" increments it). Cost is O(moe_layers x sampled_groups x
 /// experts), with at most kMaxSampledGroups groups per layer.

@@ -6,9 +6,9 @@
 // scenario is evaluated once (step 0) and a step costs one sampleExpertLoad plus O(stages +
 // MoE layers) arithmetic, or O(GPUs) more with the per-GPU metrics.
 //
-// The per-step step time uses evaluate's own formulas (MoeCostModel, ExpertLoad's stage
-// imbalance, the exposure rule and the bubble's closed forms), so replaying step k gives the
-// step time of evaluate(scenario, k); test_replay checks that for several scenarios.
+// The per-step step time is the one pricing function's (priceStep on the report's cost model,
+// step_costs.h), so replaying step k gives the step time of evaluate(scenario, k); test_replay
+// checks that for several scenarios.
 
 #include "moe/evaluate.h"
 #include "moe/expert_load.h"
@@ -70,29 +70,10 @@ public:
 
 private:
     void gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMetrics& gpus) const;
-    /// DualPipe: the stage whose chunk shares a rank with `stage` (itself otherwise).
-    size_t partnerOf(size_t stage) const;
-    /// Per micro-batch of the rank running `stage`, from its and its partner's times.
-    double rankTime_s(size_t stage, double own_s, double partner_s) const;
-    struct StageConst {
-        std::vector<int> moe_layers; ///< MoE layer indices the stage holds
-        double total_s = 0;          ///< per micro-batch at the base load
-        double base_wait_s = 0;      ///< imbalance wait in total_s
-        double compute_s = 0;        ///< compute, load-independent
-        double expert_mean_s = 0;    ///< expert GEMMs fwd+bwd per MoE layer at the mean load
-        double unpaired = 0; ///< DualPipe: forwards the rank runs alone (dualPipeUnpairedPasses)
-        double dispatch_bytes = 0, combine_bytes = 0; ///< per GPU per all-to-all call
-        double memory_share = 0;                      ///< memory total / HBM
-    };
     Scenario scenario_;
     std::shared_ptr<const Placement> placement_;
-    MoeCostModel cost_;
-    std::vector<StageConst> stages_;
-    double micro_batches_ = 1;
-    double fwd_pairs_ = 1;        ///< forward all-to-all pairs per layer (2 with full recompute)
-    double fixed_s_ = 0;          ///< PP transfers + DP sync + optimizer of the step
-    double bubble_per_mb_s_ = 0;  ///< bubble / per-micro-batch time (the closed forms are linear)
-    bool overlapped_a2a_ = false; ///< DualPipe: fused pairs, and two stages' chunks per rank
+    std::shared_ptr<const StepCostModel> costs_;
+    std::vector<double> memory_share_; ///< per stage: memory total / HBM
     bool is_moe_ = false;
     double base_step_s_ = 0;
 };

@@ -1,0 +1,301 @@
+#pragma once
+// The one cost model of a training step. buildStepCostModel() prepares, once per scenario and
+// layout, what every operation of one micro-batch costs one GPU (per layer and pass, at the mean
+// expert load) and everything else that does not depend on routing; priceStep() turns that model
+// and an expert-load sample into the step's items. evaluate() (evaluate.h), the step timeline
+// (timeline.h) and replay (replay.h) all price through these two functions, so no formula exists
+// twice. Each formula is a small named function below, documented in step_costs.cpp next to its
+// code and unit-tested in test_step_costs against hand-derived values.
+//
+// Accounting (README, "The step model"): the step is m micro-batches of the slowest pipeline
+// stage (DualPipe: rank) - its compute and the transfers its compute waits for - plus the
+// pipeline bubble, the pipeline sends and gradient sync left exposed, and the optimizer. This is
+// what the simulated step's breakdown (Timeline::breakdown) measures on the simulation, and the
+// closed form reproduces it item by item.
+
+#include "moe/collectives.h"
+#include "moe/expert_load.h"
+#include "moe/model_costs.h"
+#include "moe/placement.h"
+#include "moe/scenario.h"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace moe {
+
+/// Items of the step-time breakdown; they sum to the step time.
+enum class StepItem {
+    attention,
+    dense_ffn,
+    router,
+    expert_compute,
+    all_to_all,
+    tp_comm,
+    cp_comm,
+    pp_comm,
+    bubble,
+    dp_sync,
+    optimizer,
+    imbalance_wait,
+    count
+};
+constexpr int kStepItemCount = static_cast<int>(StepItem::count);
+/// Words for people ("all-to-all (exposed)").
+const char* toString(StepItem item);
+/// Stable machine key ("all_to_all"): the JSON breakdown's keys.
+const char* keyOf(StepItem item);
+
+struct StepBreakdown {
+    std::array<double, kStepItemCount> seconds{};      ///< exposed time per item
+    std::array<double, kStepItemCount> overlapped_s{}; ///< time hidden behind other work
+    double total_s = 0;
+    double& operator[](StepItem item) { return seconds[static_cast<int>(item)]; }
+    double operator[](StepItem item) const { return seconds[static_cast<int>(item)]; }
+};
+
+// ---- achievable rates ---------------------------------------------------------------------------
+
+/// Achievable rates of the scenario's hardware: datasheet figures times the efficiencies
+/// defined once in step_costs.cpp.
+struct HardwareRates {
+    double gemm_flops = 0;      ///< achievable FLOP/s of linear layers (compute precision)
+    double attention_flops = 0; ///< achievable FLOP/s of the attention core (BF16)
+    double hbm_bytes_s = 0;     ///< achievable HBM bytes/s
+    LinkParams scale_up;
+    LinkParams scale_out;
+};
+HardwareRates hardwareRates(const Scenario& scenario);
+
+// ---- compute, per GPU, one layer, one forward pass of `tokens` tokens --------------------------
+
+/// Attention: projections at the GEMM rate, the core at the attention rate, the layer's
+/// hidden-sized elementwise passes through HBM.
+double attentionForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// What selective recompute runs again in backward per layer: the MLA up-projections and the
+/// two norms (0 for other recompute modes is the caller's business).
+double selectiveRecompute_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// SwiGLU's elementwise passes over `ffn_columns` intermediate columns per token.
+double swiglu_s(const ModelSpec& model, double tokens, double ffn_columns, const HardwareRates& r);
+/// A dense SwiGLU FFN sharded over `tp`: its GEMMs and its activation.
+double denseFfnForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
+/// The router's GEMM (hidden x experts).
+double routerForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// The shared experts of a MoE layer sharded over `tp`: GEMMs and activation.
+double sharedExpertsForward_s(const ModelSpec& model, int tp, double tokens,
+                              const HardwareRates& r);
+/// The output head (vocab x hidden).
+double lmHeadForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+
+/// Tokens per expert below which a grouped GEMM stops scaling: efficiency = peak_eff *
+/// t/(t + 128) for t tokens per expert (a saturation curve; cuBLAS grouped GEMMs reach half
+/// their large-size efficiency at ~128 rows).
+inline constexpr double kExpertGemmHalfEfficiencyTokens = 128.0;
+
+/// One EP rank's routed experts as grouped GEMMs.
+struct ExpertGemmShape {
+    int experts_per_rank = 1;
+    double flops_per_slot = 0;            ///< forward FLOPs per token slot
+    double weight_bytes = 0;              ///< per expert (its ETP shard)
+    double activation_bytes_per_slot = 0; ///< streamed per token slot
+};
+ExpertGemmShape expertGemmShape(const Scenario& scenario);
+/// Forward time of the grouped GEMMs holding `slots` token slots: the larger of compute (with
+/// the small-GEMM efficiency curve) and weight + activation streaming (roofline).
+double expertGemm_s(const ExpertGemmShape& shape, double slots, const HardwareRates& r);
+
+// ---- communication ------------------------------------------------------------------------------
+
+/// One TP all-gather or reduce-scatter of a layer's (tp x tokens) activations.
+CollectiveCost tpCollective(const Scenario& scenario, const GroupShape& tp_group, double tokens,
+                            const HardwareRates& r);
+/// Bytes of one ring step of the context-parallel KV exchange.
+double kvChunkBytes(const Scenario& scenario, double tokens);
+/// Per GPU and per all-to-all call of a MoE layer: the dispatch (dispatch precision) and the
+/// combine (activation precision), and with node-limited routing (DeepEP) the bytes that cross
+/// the fabric (-1 without it).
+struct AllToAllBytes {
+    double dispatch = 0, combine = 0;
+    double dispatch_cross = -1, combine_cross = -1;
+};
+AllToAllBytes allToAllBytes(const Scenario& scenario, const GroupShape& ep_group, double tokens);
+
+// ---- overlap ------------------------------------------------------------------------------------
+
+/// What a DualPipe pair's transfers add to its compute, by the collective exposed.
+struct PairExposure {
+    double all_to_all_s = 0, tp_s = 0;
+    double total_s() const { return all_to_all_s + tp_s; }
+};
+
+/// One segment of a pass in a DualPipe pair (timeline.cpp, emitPair): the transfers a block of
+/// compute waits for, then that block.
+struct PairSegment {
+    double all_to_all_s = 0, tp_s = 0; ///< the transfers
+    bool tp_runs_last = false;         ///< the TP collective follows the all-to-all
+    double compute_s = 0;
+    /// backward: the weight gradients at the end of compute_s, which the pass's next transfers
+    /// do not wait for (timeline.cpp, backwardOps, WeightGrads::split)
+    double weight_grads_s = 0;
+};
+/// What a layer's segments of the two passes of a pair expose when run alternately forward[0],
+/// backward[0], forward[1], ... (derivation in step_costs.cpp).
+PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
+                                         size_t count);
+
+/// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
+/// alone rather than fused into overlapped pairs.
+double dualPipeUnpairedPasses(int pp, int stage);
+
+/// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms).
+double pipelineBubble_s(const LayoutSpec& layout, double t_mb);
+
+// ---- the model ----------------------------------------------------------------------------------
+
+/// What one micro-batch's operations of one layer cost one GPU, per pass (backward includes
+/// recomputation), at the mean expert load. The same on every stage, so computed once.
+struct LayerPassCosts {
+    double attention_fwd_s = 0, attention_bwd_s = 0; ///< every layer
+    double dense_ffn_fwd_s = 0, dense_ffn_bwd_s = 0; ///< dense layers
+    double shared_fwd_s = 0, shared_bwd_s = 0;       ///< shared experts, MoE layers
+    double router_fwd_s = 0, router_bwd_s = 0;       ///< MoE layers
+    double lm_head_fwd_s = 0, lm_head_bwd_s = 0;     ///< the stage holding the LM head
+    /// TP with sequence parallelism: one all-gather or reduce-scatter, and calls per layer
+    /// (two around attention, two around the MLP; per pass).
+    CollectiveCost tp_call;
+    int tp_calls_fwd = 0, tp_calls_bwd = 0;
+    /// One of a layer's two TP operations per pass (after attention, after the MLP): half of
+    /// the pass's calls.
+    double tpOperationFwd_s() const { return tp_call.time_s * tp_calls_fwd / 2.0; }
+    double tpOperationBwd_s() const { return tp_call.time_s * tp_calls_bwd / 2.0; }
+    /// CP ring attention: one hop of the KV exchange, hops per layer and pass.
+    double cp_hop_s = 0, cp_hop_bytes = 0;
+    bool cp_scale_out = false;
+    int cp_hops_fwd = 0, cp_hops_bwd = 0;
+};
+
+/// One MoE layer's routing-dependent operations at one load factor (the EP group's busiest rank
+/// over the mean), per GPU and micro-batch: the expert GEMMs at the busiest rank's slots and
+/// the all-to-alls paced by the busiest receiver.
+struct MoeLayerPrice {
+    double expert_fwd_s = 0, expert_bwd_s = 0;
+    /// Forward: dispatch then combine; backward: combine's gradient first (with full recompute
+    /// plus the re-run forward pair), then dispatch's gradient after the expert GEMMs.
+    double dispatch_fwd_s = 0, combine_fwd_s = 0, combine_bwd_s = 0, dispatch_bwd_s = 0;
+    double transfers_s() const {
+        return dispatch_fwd_s + combine_fwd_s + combine_bwd_s + dispatch_bwd_s;
+    }
+    double experts_s() const { return expert_fwd_s + expert_bwd_s; }
+};
+
+/// The routed experts of a MoE layer, load-independent: the GEMM shape and the all-to-all.
+struct MoeCosts {
+    bool valid = false; ///< false for dense models
+    ExpertGemmShape gemm;
+    double gemm_flops = 0, hbm_bytes_s = 0; ///< the rates the GEMMs run at
+    double mean_slots = 0;           ///< token slots per EP rank per micro-batch at the mean load
+    double backward_passes = 2;      ///< backward (+ full recompute) in forward passes
+    double recompute_s_per_slot = 0; ///< selective recompute of the experts' activation
+    double forward_pairs = 1;        ///< forward dispatch + combine pairs (2: full recompute)
+    GroupShape ep_group;
+    LinkParams scale_up, scale_out;
+    AllToAllBytes bytes;
+    CollectiveCost dispatch_call, combine_call; ///< one call each at the mean load
+    /// Per MoE layer and pass, the compute a DualPipe pair runs beside the other pass's
+    /// transfers: attention alone, and attention + router + shared experts.
+    double attention_fwd_s = 0, attention_bwd_s = 0;
+    double attention_block_fwd_s = 0, attention_block_bwd_s = 0;
+    double tp_fwd_s = 0, tp_bwd_s = 0; ///< one TP operation per pass (0 without TP)
+
+    /// Forward time of one EP rank's grouped expert GEMMs holding `slots` token slots.
+    double expertForward_s(double slots) const;
+    /// Backward time of the same, recomputation included.
+    double expertBackward_s(double slots) const;
+    /// One dispatch all-to-all when the busiest receiver gets `factor` x the mean bytes
+    /// (factors below 1 count as 1).
+    double dispatch_s(double factor) const;
+    /// One all-to-all at activation precision (the combine, and both backward all-to-alls).
+    double combine_s(double factor) const;
+    /// The layer's routing-dependent operations at `factor`.
+    MoeLayerPrice price(double factor) const;
+    /// DualPipe: what the layer's transfers add to a fused forward & backward pair's compute
+    /// at `factor`, by collective.
+    PairExposure pairExposure(double factor) const;
+};
+
+/// Gradient sync of one stage per step (ZeRO >= 1: reduce-scatter of the gradients, then
+/// all-gather of the updated weights; ZeRO-0: one all-reduce), and the optimizer.
+struct StageSync {
+    double dp_grad_s = 0, dp_gather_s = 0, edp_grad_s = 0, edp_gather_s = 0;
+    double dp_exposed_s = 0, edp_exposed_s = 0;
+    double dp_bytes_up = 0, dp_bytes_out = 0, edp_bytes_up = 0, edp_bytes_out = 0;
+    double optimizer_s = 0;
+    double dp_s() const { return dp_grad_s + dp_gather_s; }
+    double edp_s() const { return edp_grad_s + edp_gather_s; }
+};
+
+/// What one GPU of a stage sends per micro-batch, by collective and link class, with the time
+/// the transfers take when nothing hides them and the calls.
+struct StageTraffic {
+    double a2a_dispatch_s = 0, a2a_combine_s = 0; ///< by direction (the backward's included)
+    double a2a_dispatch_up = 0, a2a_dispatch_out = 0, a2a_combine_up = 0, a2a_combine_out = 0;
+    double tp_s = 0, tp_up = 0, tp_out = 0;
+    double cp_s = 0, cp_up = 0, cp_out = 0;
+    int a2a_calls = 0, tp_calls = 0, cp_calls = 0;
+    double a2a_s() const { return a2a_dispatch_s + a2a_combine_s; }
+};
+
+/// One pipeline stage, load-independent.
+struct StageCosts {
+    StageLayers layers;
+    std::vector<int> moe_layer_indices; ///< MoE layer indices (0-based among MoE layers)
+    /// Per micro-batch at the mean load: compute items (attention, dense FFN & head, router,
+    /// expert compute) and the exposed transfers (all-to-all, TP, CP); imbalance wait 0.
+    StepBreakdown mean;
+    double compute_s = 0;       ///< all compute per micro-batch
+    double backward_s = 0;      ///< of which backward
+    double unpaired = 0;        ///< DualPipe: passes the rank runs alone (dualPipeUnpairedPasses)
+    double dense_pair_tp_s = 0; ///< DualPipe: TP exposure of the stage's dense layers per pair
+    StageTraffic traffic;
+    StageSync sync;
+    /// Gradient buckets: each layer (in layers.layer_indices order) is one, holding its share
+    /// of the stage's dense parameters and (MoE layers) of its expert parameters.
+    std::vector<double> layer_dense_share, layer_expert_share;
+};
+
+/// Everything about a step that does not depend on routing. Prepared once per scenario and
+/// layout (buildStepCostModel); immutable, so shared by evaluate's report, the timeline and
+/// replay.
+struct StepCostModel {
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    LayoutSpec layout;
+    double micro_batches = 1;
+    double tokens = 0; ///< per GPU per layer per micro-batch
+    HardwareRates rates;
+    LayerPassCosts layer;
+    MoeCosts moe;
+    std::vector<StageCosts> stages;
+    double pp_send_s = 0;        ///< one activation (or gradient) send between adjacent stages
+    double pp_message_bytes = 0; ///< its size (0 without PP)
+    bool pp_scale_out = false;   ///< the pipeline sends leave the scale-up domain
+};
+StepCostModel buildStepCostModel(const Scenario& scenario, const Placement& placement);
+
+/// The step priced for one expert-load sample.
+struct StepPrice {
+    std::vector<StepBreakdown> stage_per_micro_batch; ///< per stage, at the sample's load
+    std::vector<double> stage_imbalance;              ///< the factor each stage's EP groups pay
+    /// The stage that sets the pace (DualPipe: the rank's slower stage); its rank's per
+    /// micro-batch items, x micro-batches, make the step's compute and transfer items.
+    int slowest_stage = 0;
+    StepBreakdown per_micro_batch; ///< of the slowest stage (DualPipe: mean of the rank's two)
+    StepBreakdown step;
+    double step_time_s = 0;
+};
+/// The one pricing function: the model plus an expert-load sample give every item of the step.
+StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load);
+/// One stage's per-micro-batch items when its EP groups pay `imbalance` (>= 1).
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance);
+
+} // namespace moe

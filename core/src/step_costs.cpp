@@ -1,0 +1,817 @@
+// The one cost model of a training step: every formula that prices an operation, defined once.
+// Every constant that is not a datasheet figure is an efficiency, defined once below with where
+// its value comes from; the same constants serve every scenario.
+
+#include "moe/step_costs.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moe {
+
+namespace efficiency {
+// Large BF16 GEMMs reach ~70% of the dense peak on H100 with cuBLAS (about 690 of 989 TFLOPS
+// in public GEMM benchmarks); Megatron-LM's best dense runs report 40-47% end-to-end MFU.
+constexpr double kGemmBf16 = 0.70;
+// FP8 GEMMs with DeepSeek-style fine-grained (1x128 / 128x128) scaling reach a smaller share of
+// the doubled FP8 peak: promotion to CUDA cores every 128 elements and the quantization kernels
+// cost throughput (DeepSeek-V3 report, section 3.3). ~50% of the FP8 peak = 1.4x BF16 speed.
+constexpr double kGemmFp8 = 0.50;
+// FlashAttention-3 BF16 reaches ~75% of peak forward and ~50% backward on H100; the
+// fwd+bwd blend weighted by FLOPs (bwd = 2x fwd) is ~0.55.
+constexpr double kAttentionCore = 0.55;
+// Tokens per expert at which a grouped GEMM runs at half its large-size efficiency
+// (step_costs.h, kExpertGemmHalfEfficiencyTokens).
+constexpr double kGemmHalfTokens = kExpertGemmHalfEfficiencyTokens;
+// Memory-bound kernels (norms, SwiGLU, residuals, rotary, permutes, optimizer) stream at ~80%
+// of the HBM datasheet bandwidth (STREAM-like copy kernels on H100).
+constexpr double kHbm = 0.80;
+// NCCL / DeepEP collectives over NVLink reach ~80% of line rate (nccl-tests busBW on H100;
+// DeepEP intranode ~155 GB/s of H800's 200 GB/s).
+constexpr double kScaleUp = 0.80;
+// The catalog's NIC bandwidth is already the achievable rate; collectives across the fabric add
+// congestion and protocol overhead: DeepEP internode reaches ~43 of ~48 GB/s on CX7 400G.
+constexpr double kScaleOut = 0.90;
+// Bytes of memory-bound traffic per token per layer, in units of hidden x activation bytes,
+// forward pass: 2 RMSNorms (read + write: 4), 2 residual adds (3 each: 6), rotary and softmax
+// bookkeeping (~4), bias/dropout-free Megatron layers otherwise: ~14 hidden-sized passes.
+constexpr double kElementwisePassesPerLayer = 14.0;
+// Two RMSNorms recomputed by selective recompute: each reads its input and writes its output.
+constexpr double kNormPassesPerLayer = 4.0;
+// SwiGLU activation: reads gate and up (2 x ffn) and writes one ffn-sized output: 3 passes.
+constexpr double kSwigluPasses = 3.0;
+// MoE permute/unpermute of each routed copy (gather before experts, scatter-add after): read +
+// write, both ways: 4 hidden-sized passes per token slot.
+constexpr double kPermutePassesPerSlot = 4.0;
+// Overlapping communication with compute is not free: the communication kernels occupy SMs.
+// DeepSeek-V3 (report, section 3.2.2) dedicates 20 of the H800's 132 SMs to all-to-all while
+// DualPipe overlaps it, so compute runs on the remaining ~85%.
+constexpr double kOverlapCommSmShare = 20.0 / 132.0;
+// Adam step bytes per parameter of this GPU's optimizer shard: fp32 master, m and v read and
+// written (24), fp32 gradient read (4), bf16 weight written (2).
+constexpr double kAdamBytesPerParam = 30.0;
+} // namespace efficiency
+
+HardwareRates hardwareRates(const Scenario& s) {
+    const GpuSpec& gpu = s.cluster.gpu;
+    HardwareRates r;
+    const bool overlaps_comm = s.layout.schedule == PipelineSchedule::dualpipe;
+    const double sm_share = overlaps_comm ? 1.0 - efficiency::kOverlapCommSmShare : 1.0;
+    const bool fp8 = s.model.compute_precision == Precision::fp8;
+    r.gemm_flops = (fp8 ? gpu.fp8_tflops * 1e12 * efficiency::kGemmFp8
+                        : gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16) *
+                   sm_share;
+    r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionCore * sm_share;
+    r.hbm_bytes_s = gpu.hbm_tbps * 1e12 * efficiency::kHbm;
+    r.scale_up = {gpu.scale_up_gbps * efficiency::kScaleUp, gpu.scale_up_latency_us};
+    r.scale_out = {s.cluster.nic.bandwidth_gbps * efficiency::kScaleOut *
+                       static_cast<double>(s.cluster.nics_per_node) / s.cluster.gpus_per_node,
+                   s.cluster.nic.latency_us};
+    // An oversubscribed fabric gives each GPU only 1/oversubscription of its NIC rate once
+    // traffic leaves the leaf, which all-to-all and DP traffic across nodes mostly does.
+    r.scale_out.bandwidth_gbps /= std::max(1.0, s.cluster.oversubscription);
+    return r;
+}
+
+// ---- compute ------------------------------------------------------------------------------------
+
+double attentionForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // Projections (2 x attention parameters per token) at the GEMM rate, the causal core at the
+    // attention rate, and ~14 hidden-sized elementwise passes through HBM.
+    const LayerFlops flops = forwardFlopsPerToken(m, false);
+    return tokens * flops.attention_proj / r.gemm_flops +
+           tokens * flops.attention_core / r.attention_flops +
+           tokens * m.hidden * bytesPerElement(m.activation_precision) *
+               efficiency::kElementwisePassesPerLayer / r.hbm_bytes_s;
+}
+
+double selectiveRecompute_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // Selective recompute (norms, activation functions, MLA up-projection; model_costs.cpp)
+    // re-runs the MLA up-projection GEMMs and the two norms' passes in backward.
+    return tokens * selectiveRecomputeFlopsPerToken(m) / r.gemm_flops +
+           tokens * m.hidden * bytesPerElement(m.activation_precision) *
+               efficiency::kNormPassesPerLayer / r.hbm_bytes_s;
+}
+
+double swiglu_s(const ModelSpec& m, double tokens, double ffn_columns, const HardwareRates& r) {
+    // Reads gate and up, writes one ffn-sized output: 3 passes of ffn_columns per token.
+    return tokens * ffn_columns * bytesPerElement(m.activation_precision) *
+           efficiency::kSwigluPasses / r.hbm_bytes_s;
+}
+
+double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    return tokens * forwardFlopsPerToken(m, false).dense_ffn / r.gemm_flops +
+           swiglu_s(m, tokens, m.ffn_hidden / static_cast<double>(tp), r);
+}
+
+double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    return tokens * forwardFlopsPerToken(m, true).router / r.gemm_flops;
+}
+
+double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    return tokens * forwardFlopsPerToken(m, true).shared_experts / r.gemm_flops +
+           swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn() / static_cast<double>(tp),
+                    r);
+}
+
+double lmHeadForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    return tokens * lmHeadForwardFlopsPerToken(m) / r.gemm_flops;
+}
+
+ExpertGemmShape expertGemmShape(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const double h = m.hidden;
+    const double act_bytes = bytesPerElement(m.activation_precision);
+    const double ffn_shard = static_cast<double>(m.expert_ffn_hidden) / s.layout.etp;
+    ExpertGemmShape g;
+    g.experts_per_rank = std::max(1, m.experts / s.layout.ep);
+    // SwiGLU expert: three h x f GEMMs, 2 FLOPs per multiply-add.
+    g.flops_per_slot = 2.0 * 3.0 * h * ffn_shard;
+    g.weight_bytes = 3.0 * h * ffn_shard * bytesPerElement(m.weight_precision);
+    // Per slot: the GEMMs' inputs and outputs (3h + 3f) and the permute passes (4h).
+    g.activation_bytes_per_slot =
+        act_bytes * (3.0 * h + 3.0 * ffn_shard) + act_bytes * h * efficiency::kPermutePassesPerSlot;
+    return g;
+}
+
+double expertGemm_s(const ExpertGemmShape& g, double slots, const HardwareRates& r) {
+    if (slots <= 0 || g.experts_per_rank <= 0)
+        return 0;
+    // Efficiency t/(t + 128) for t tokens per expert; memory streams every expert's weights
+    // once plus each slot's activations.
+    const double tokens_per_expert = slots / g.experts_per_rank;
+    const double size_efficiency =
+        tokens_per_expert / (tokens_per_expert + efficiency::kGemmHalfTokens);
+    const double compute_s = slots * g.flops_per_slot / (r.gemm_flops * size_efficiency);
+    const double memory_s =
+        (g.weight_bytes * g.experts_per_rank + slots * g.activation_bytes_per_slot) / r.hbm_bytes_s;
+    return std::max(compute_s, memory_s);
+}
+
+// ---- communication ------------------------------------------------------------------------------
+
+CollectiveCost tpCollective(const Scenario& s, const GroupShape& tp_group, double tokens,
+                            const HardwareRates& r) {
+    // Sequence parallelism: each all-gather / reduce-scatter moves the full (tp x local) token
+    // activations; the reduce-scatter and the all-gather cost the same.
+    const double buffer_bytes =
+        tokens * s.layout.tp * s.model.hidden * bytesPerElement(s.model.activation_precision);
+    return reduceScatter(tp_group, buffer_bytes, r.scale_up, r.scale_out);
+}
+
+double kvChunkBytes(const Scenario& s, double tokens) {
+    // Ring attention passes each GPU's KV chunk around the CP ring. Sequence parallelism
+    // all-gathers the tp x `tokens` tokens of the CP chunk before attention, so each TP rank
+    // holds the KV of all of them for its share of the KV heads (the MLA latent is not split
+    // over TP).
+    const ModelSpec& m = s.model;
+    const double kv_elements_per_token =
+        m.attention == AttentionKind::mla
+            ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+            : 2.0 * m.kv_heads * m.effectiveHeadDim() / static_cast<double>(s.layout.tp);
+    return tokens * s.layout.tp * kv_elements_per_token * bytesPerElement(m.activation_precision);
+}
+
+AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, double tokens) {
+    // One copy per token slot at the dispatch precision (the combine returns at activation
+    // precision). With node-limited routing (DeepEP), a token crosses the fabric once per
+    // target node and is forwarded over NVLink inside it.
+    const ModelSpec& m = s.model;
+    const double h = m.hidden;
+    AllToAllBytes b;
+    b.dispatch = tokens * m.top_k * h * bytesPerElement(m.dispatch_precision);
+    b.combine = tokens * m.top_k * h * bytesPerElement(m.activation_precision);
+    if (s.layout.max_nodes_per_token > 0 && ep_group.domains > 1) {
+        const double copies =
+            expectedRemoteNodesPerToken(ep_group.domains, m.top_k, s.layout.max_nodes_per_token);
+        b.dispatch_cross = tokens * copies * h * bytesPerElement(m.dispatch_precision);
+        b.combine_cross = tokens * copies * h * bytesPerElement(m.activation_precision);
+    }
+    return b;
+}
+
+// ---- overlap ------------------------------------------------------------------------------------
+
+// DualPipe (DeepSeek-V3 report, figure 4; timeline.cpp, emitPair) fuses the forward of one
+// micro-batch with the backward of another and cuts each pass into segments - the transfers a
+// block of compute waits for, then that block - and alternates the passes' segments:
+// F1 B1 F2 B2 ... Without TP an MoE layer has two segments per pass:
+//     compute:  F attention | B experts  | F experts  | B attention
+//     transfer: B combine   | F dispatch | B dispatch | F combine
+// The transfer beside one compute segment feeds the next one (B combine -> B experts,
+// F dispatch -> F experts, B dispatch -> B attention, F combine -> the next layer's
+// F attention), and each compute segment feeds the transfer beside the next (F attention
+// -> F dispatch, ...). Compute runs in order, transfers share a stream, so a pair takes the
+// sum over its segments of when the next compute can start. A forward transfer starts with
+// the backward block beside it (the forward block before is done, the backward transfer
+// before has arrived): that block of compute c hides transfer t, exposing max(0, t - c).
+// A backward transfer t_b only waits for the input gradients of the backward block before
+// it (its forward-sized weight gradients w run after them; timeline.cpp, backwardOps) and
+// for the forward transfer t_f beside that block: from the block's start (input gradients
+// i, block i + w) it ends at max(i, t_f) + t_b, the forward block c_f beside it at
+// max(i + w, t_f) + c_f, exposing max(0, max(i, t_f) + t_b - max(i + w, t_f) - c_f): the
+// weight gradients hide t_b as far as t_f leaves the stream free. The pair exposes the sum
+// on top of its compute, even when the all-to-all total is far below the compute total.
+// The backward's last block runs beside the next layer's first forward transfers, which are
+// this layer's. The exposed time is the tail of the transfers, charged to the collective that
+// runs in it.
+PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
+                                         size_t count) {
+    PairExposure exposed;
+    const auto charge = [&](double tail_s, const PairSegment& transfer) {
+        tail_s = std::max(0.0, tail_s);
+        const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
+        const double last_exposed_s = std::min(tail_s, last_s);
+        (transfer.tp_runs_last ? exposed.tp_s : exposed.all_to_all_s) += last_exposed_s;
+        (transfer.tp_runs_last ? exposed.all_to_all_s : exposed.tp_s) += tail_s - last_exposed_s;
+    };
+    const auto transfer_s = [](const PairSegment& seg) { return seg.all_to_all_s + seg.tp_s; };
+    for (size_t k = 0; k < count; ++k) {
+        // Backward transfers beside forward[k], from the start of the backward block before it.
+        const PairSegment& before = backward[(k + count - 1) % count];
+        const double input_grads_s = before.compute_s - before.weight_grads_s;
+        const double forward_starts_s = std::max(before.compute_s, transfer_s(forward[k]));
+        const double transfer_starts_s = std::max(input_grads_s, transfer_s(forward[k]));
+        charge(transfer_starts_s + transfer_s(backward[k]) - forward_starts_s -
+                   forward[k].compute_s,
+               backward[k]);
+        // Forward transfers beside backward[k]: they start with it.
+        const PairSegment& next = forward[(k + 1) % count];
+        charge(transfer_s(next) - backward[k].compute_s, next);
+    }
+    return exposed;
+}
+
+// deepseek-ai/DualPipe's phases 1-3 run 1.5 pp - hr - 1 forwards alone (hr = the rank's
+// distance from the nearer end of the pipeline) and the two middle ranks one more, to shrink
+// the bubble; the backwards of phases 3 and 5-7 match them (timeline.cpp, dualPipe).
+double dualPipeUnpairedPasses(int pp, int stage) {
+    const int from_end = std::min(stage, pp - 1 - stage);
+    const bool middle = from_end == pp / 2 - 1;
+    return 1.5 * pp - 1.0 - from_end + (middle ? 1.0 : 0.0);
+}
+
+/// Pipeline bubble for m micro-batches of per-micro-batch time t on pp stages (closed forms;
+/// the timeline simulation reproduces them): GPipe and 1F1B (p-1)*t; interleaved (p-1)*t/v;
+/// DualPipe (p/2-1)(F&B + B - 3W) with F = t/3, B = 2t/3, W = B/2 and F&B = F + B.
+double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
+    const double p = lay.pp;
+    if (p <= 1)
+        return 0;
+    switch (lay.schedule) {
+    case PipelineSchedule::interleaved:
+        return (p - 1) * t_mb / lay.vpp;
+    case PipelineSchedule::dualpipe: {
+        const double f = t_mb / 3.0, b = 2.0 * t_mb / 3.0, w = b / 2.0;
+        return std::max(0.0, (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
+    }
+    case PipelineSchedule::gpipe:
+    case PipelineSchedule::one_f_one_b:
+        return (p - 1) * t_mb;
+    }
+    return (p - 1) * t_mb;
+}
+
+// ---- MoE layer ----------------------------------------------------------------------------------
+
+double MoeCosts::expertForward_s(double slots) const {
+    HardwareRates r;
+    r.gemm_flops = gemm_flops;
+    r.hbm_bytes_s = hbm_bytes_s;
+    return expertGemm_s(gemm, slots, r);
+}
+
+double MoeCosts::expertBackward_s(double slots) const {
+    return expertForward_s(slots) * backward_passes + recompute_s_per_slot * slots;
+}
+
+double MoeCosts::dispatch_s(double factor) const {
+    return allToAll(ep_group, bytes.dispatch, std::max(1.0, factor), scale_up, scale_out,
+                    bytes.dispatch_cross)
+        .time_s;
+}
+
+double MoeCosts::combine_s(double factor) const {
+    return allToAll(ep_group, bytes.combine, std::max(1.0, factor), scale_up, scale_out,
+                    bytes.combine_cross)
+        .time_s;
+}
+
+MoeLayerPrice MoeCosts::price(double factor) const {
+    // The busiest EP rank holds factor x the mean slots and the busiest receiver gets factor x
+    // the mean bytes; the whole group runs at its pace. Backward: the combine's gradient
+    // travels the dispatch direction and the dispatch's gradient the combine direction, both at
+    // activation precision; full recompute repeats the forward pair before them.
+    MoeLayerPrice p;
+    const double slots = mean_slots * std::max(1.0, factor);
+    p.expert_fwd_s = expertForward_s(slots);
+    p.expert_bwd_s = expertBackward_s(slots);
+    const double d = dispatch_s(factor), k = combine_s(factor);
+    p.dispatch_fwd_s = d;
+    p.combine_fwd_s = k;
+    p.combine_bwd_s = k + (forward_pairs - 1.0) * (d + k);
+    p.dispatch_bwd_s = k;
+    return p;
+}
+
+// An MoE layer's segments in a fused DualPipe pair, as the timeline cuts them (timeline.cpp,
+// forwardOps, backwardOps and emitPair; derivation at alternatingSegmentsExposure). The
+// backward combine carries the recomputed forward pair under full recompute. With TP > 1 the
+// TP collectives after attention and after the MLP are transfers too: the forward's one after
+// attention cuts the router and shared experts (R) off the attention, the backward's one
+// before attention cuts them off the attention's gradient, and the one after the MLP joins the
+// combine. Three segments per pass:
+//     compute:  F attention  | B experts | F R        | B R        | F experts | B attention
+//     transfer: B TP+combine | F TP      | B dispatch | F dispatch | B TP      | F combine+TP
+PairExposure MoeCosts::pairExposure(double factor) const {
+    const MoeLayerPrice p = price(factor);
+    if (!(tp_fwd_s > 0)) {
+        const PairSegment forward[] = {{p.combine_fwd_s, 0, false, attention_block_fwd_s},
+                                       {p.dispatch_fwd_s, 0, false, p.expert_fwd_s}};
+        const PairSegment backward[] = {
+            {p.combine_bwd_s, 0, false, p.expert_bwd_s, p.expert_fwd_s},
+            {p.dispatch_bwd_s, 0, false, attention_block_bwd_s, attention_block_fwd_s}};
+        return alternatingSegmentsExposure(forward, backward, 2);
+    }
+    const PairSegment forward[] = {{p.combine_fwd_s, tp_fwd_s, true, attention_fwd_s},
+                                   {0, tp_fwd_s, true, attention_block_fwd_s - attention_fwd_s},
+                                   {p.dispatch_fwd_s, 0, false, p.expert_fwd_s}};
+    const PairSegment backward[] = {
+        {p.combine_bwd_s, tp_bwd_s, false, p.expert_bwd_s, p.expert_fwd_s},
+        {p.dispatch_bwd_s, 0, false, attention_block_bwd_s - attention_bwd_s,
+         attention_block_fwd_s - attention_fwd_s},
+        {0, tp_bwd_s, true, attention_bwd_s, attention_fwd_s}};
+    return alternatingSegmentsExposure(forward, backward, 3);
+}
+
+// ---- building the model -------------------------------------------------------------------------
+
+namespace {
+
+double recomputeFactor(Recompute r) {
+    // Forward + backward = 3 forward passes; full recompute runs the forward once more.
+    return r == Recompute::full ? 4.0 : 3.0;
+}
+
+LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, double tokens,
+                              const HardwareRates& r) {
+    const ModelSpec& m = s.model;
+    const int tp = s.layout.tp;
+    const double passes = recomputeFactor(s.training.recompute);
+    const bool selective = s.training.recompute == Recompute::selective;
+    // Selective recompute re-runs each MLP's activation in backward.
+    const double activation_recompute = selective ? 1.0 : 0.0;
+    LayerPassCosts c;
+    c.attention_fwd_s = attentionForward_s(m, tokens, r);
+    c.attention_bwd_s =
+        c.attention_fwd_s * (passes - 1.0) + (selective ? selectiveRecompute_s(m, tokens, r) : 0.0);
+    c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
+    c.dense_ffn_bwd_s = c.dense_ffn_fwd_s * (passes - 1.0) +
+                        activation_recompute * swiglu_s(m, tokens, m.ffn_hidden / double(tp), r);
+    c.shared_fwd_s = sharedExpertsForward_s(m, tp, tokens, r);
+    c.shared_bwd_s =
+        c.shared_fwd_s * (passes - 1.0) +
+        activation_recompute *
+            swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn() / double(tp), r);
+    c.router_fwd_s = routerForward_s(m, tokens, r);
+    c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
+    // The LM head is not recomputed: backward is 2x forward.
+    c.lm_head_fwd_s = lmHeadForward_s(m, tokens, r);
+    c.lm_head_bwd_s = 2.0 * c.lm_head_fwd_s;
+    if (tp > 1) {
+        // An all-gather before and a reduce-scatter after attention and after each MLP block,
+        // forward and backward (backward runs them again under full recompute).
+        c.tp_call = tpCollective(s, shapeOf(placement.spanOf(GroupKind::tp)), tokens, r);
+        c.tp_calls_fwd = 4;
+        c.tp_calls_bwd = static_cast<int>(4 * (passes - 2.0));
+    }
+    if (s.layout.cp > 1) {
+        // cp - 1 ring steps per layer forward (KV) and twice that backward (KV and their
+        // gradients).
+        const GroupShape cp_group = shapeOf(placement.spanOf(GroupKind::cp));
+        c.cp_scale_out = cp_group.domains > 1;
+        c.cp_hop_bytes = kvChunkBytes(s, tokens);
+        c.cp_hop_s = sendRecvTime_s(c.cp_hop_bytes, c.cp_scale_out ? r.scale_out : r.scale_up);
+        c.cp_hops_fwd = s.layout.cp - 1;
+        c.cp_hops_bwd = 2 * (s.layout.cp - 1);
+    }
+    return c;
+}
+
+MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
+                  const LayerPassCosts& layer, const HardwareRates& r) {
+    const ModelSpec& m = s.model;
+    MoeCosts c;
+    if (!m.isMoe())
+        return c;
+    const double passes = recomputeFactor(s.training.recompute);
+    c.valid = true;
+    c.gemm = expertGemmShape(s);
+    c.gemm_flops = r.gemm_flops;
+    c.hbm_bytes_s = r.hbm_bytes_s;
+    // Each GPU's EP rank gets slots_per_group / ep token slots on average.
+    c.mean_slots = tokenSlotsPerGroup(s) / s.layout.ep;
+    c.backward_passes = passes - 1.0;
+    c.recompute_s_per_slot =
+        s.training.recompute == Recompute::selective
+            ? swiglu_s(m, 1.0, static_cast<double>(m.expert_ffn_hidden) / s.layout.etp, r)
+            : 0.0;
+    c.forward_pairs = s.training.recompute == Recompute::full ? 2.0 : 1.0;
+    c.ep_group = shapeOf(placement.spanOf(GroupKind::ep));
+    c.scale_up = r.scale_up;
+    c.scale_out = r.scale_out;
+    c.bytes = allToAllBytes(s, c.ep_group, tokens);
+    c.dispatch_call = allToAll(c.ep_group, c.bytes.dispatch, 1.0, r.scale_up, r.scale_out,
+                               c.bytes.dispatch_cross);
+    c.combine_call =
+        allToAll(c.ep_group, c.bytes.combine, 1.0, r.scale_up, r.scale_out, c.bytes.combine_cross);
+    c.attention_fwd_s = layer.attention_fwd_s;
+    c.attention_bwd_s = layer.attention_bwd_s;
+    c.attention_block_fwd_s = layer.attention_fwd_s + layer.router_fwd_s + layer.shared_fwd_s;
+    c.attention_block_bwd_s = layer.attention_bwd_s + layer.router_bwd_s + layer.shared_bwd_s;
+    c.tp_fwd_s = layer.tpOperationFwd_s();
+    c.tp_bwd_s = layer.tpOperationBwd_s();
+    return c;
+}
+
+/// Gradient sync of one stage. ZeRO >= 1 (Megatron's distributed optimizer): reduce-scatter of
+/// the gradients (grad precision) during the last micro-batch's backward, then all-gather of
+/// the updated weights (weight precision) under the next step's first forward. ZeRO-0: one
+/// all-reduce. Stage s finishes its last backward s micro-batch backwards before stage 0, which
+/// is slack its sync can use.
+StageSync stageSync(const Scenario& s, const Placement& placement, const StageLayers& stage,
+                    double compute_s, double backward_s, const HardwareRates& r) {
+    StageSync sync;
+    const StageParams params = paramsPerGpu(s, stage);
+    const double grad_bytes = bytesPerElement(s.model.grad_precision);
+    const double weight_bytes = bytesPerElement(s.model.weight_precision);
+    // The dense and expert syncs share the same NICs and run one after the other, so the
+    // second only gets what is left of each window after the first.
+    double backward_window_s = backward_s * (1.0 + stage.stage);
+    double forward_window_s = compute_s - backward_s;
+    const bool sharded = s.training.zero_stage >= 1;
+
+    auto sync_of = [&](GroupKind kind, double param_count, double& exposed_s, double& up,
+                       double& out, double& grad_s, double& gather_s) {
+        const GroupShape shape = shapeOf(placement.spanOf(kind));
+        if (shape.size <= 1 || param_count <= 0)
+            return;
+        if (sharded) {
+            const CollectiveCost rs =
+                reduceScatter(shape, param_count * grad_bytes, r.scale_up, r.scale_out);
+            const CollectiveCost ag =
+                reduceScatter(shape, param_count * weight_bytes, r.scale_up, r.scale_out);
+            grad_s = rs.time_s;
+            gather_s = ag.time_s;
+            exposed_s = std::max(0.0, rs.time_s - backward_window_s) +
+                        std::max(0.0, ag.time_s - forward_window_s);
+            backward_window_s = std::max(0.0, backward_window_s - rs.time_s);
+            forward_window_s = std::max(0.0, forward_window_s - ag.time_s);
+            up = rs.scale_up_bytes_per_gpu + ag.scale_up_bytes_per_gpu;
+            out = rs.scale_out_bytes_per_gpu + ag.scale_out_bytes_per_gpu;
+        } else {
+            const CollectiveCost ar =
+                allReduce(shape, param_count * grad_bytes, r.scale_up, r.scale_out);
+            grad_s = ar.time_s;
+            exposed_s = std::max(0.0, ar.time_s - backward_window_s);
+            backward_window_s = std::max(0.0, backward_window_s - ar.time_s);
+            up = ar.scale_up_bytes_per_gpu;
+            out = ar.scale_out_bytes_per_gpu;
+        }
+    };
+    sync_of(GroupKind::dp, params.dense_per_gpu, sync.dp_exposed_s, sync.dp_bytes_up,
+            sync.dp_bytes_out, sync.dp_grad_s, sync.dp_gather_s);
+    sync_of(GroupKind::edp, params.expert_per_gpu, sync.edp_exposed_s, sync.edp_bytes_up,
+            sync.edp_bytes_out, sync.edp_grad_s, sync.edp_gather_s);
+
+    const double shard_params =
+        sharded ? params.dense_per_gpu / std::max(1, s.layout.dp * s.layout.cp) +
+                      params.expert_per_gpu / std::max(1, s.layout.expertDp())
+                : params.dense_per_gpu + params.expert_per_gpu;
+    sync.optimizer_s = shard_params * efficiency::kAdamBytesPerParam / r.hbm_bytes_s;
+    return sync;
+}
+
+/// The exposed all-to-all and TP time of one micro-batch on `stage` when its EP groups run at
+/// `factor` x the mean load. Without DualPipe every transfer is on the critical path. DualPipe
+/// (see alternatingSegmentsExposure): the u forwards and u backwards the schedule does not pair
+/// (dualPipeUnpairedPasses) run alone, each chain exposing all its transfers; the others expose
+/// what the pair model leaves. Per micro-batch, over a rank's m forwards:
+///     exposed = ((m - u) * pair exposure + u * transfer total) / m.
+/// Dispatch, experts and combine all run at the pace of the EP group's hottest rank. Left out,
+/// both ways: TP and all-to-all transfers on different links (streams) may run at once, which
+/// hides more; a pair waits for both its inputs and sends both outputs after its last compute,
+/// and the chunks of a pair's two stages differ in layers, which hides less.
+PairExposure transferExposure(const StepCostModel& model, const StageCosts& stage, double factor) {
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    const double tp_raw = stage.traffic.tp_s;
+    const double a2a_raw =
+        moe_layers > 0 && model.moe.valid ? moe_layers * model.moe.price(factor).transfers_s() : 0;
+    if (model.schedule != PipelineSchedule::dualpipe)
+        return {a2a_raw, tp_raw};
+    PairExposure pair;
+    if (moe_layers > 0 && model.moe.valid) {
+        const PairExposure layer = model.moe.pairExposure(factor);
+        pair.all_to_all_s = moe_layers * layer.all_to_all_s;
+        pair.tp_s = moe_layers * layer.tp_s;
+    }
+    pair.tp_s += stage.dense_pair_tp_s;
+    const double forwards = model.micro_batches;
+    const double unpaired = stage.unpaired;
+    const double paired = forwards - unpaired;
+    return {(paired * pair.all_to_all_s + unpaired * a2a_raw) / forwards,
+            (paired * pair.tp_s + unpaired * tp_raw) / forwards};
+}
+
+StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepCostModel& model,
+                      const StageLayers& layers) {
+    const LayerPassCosts& l = model.layer;
+    const MoeCosts& moe = model.moe;
+    StageCosts c;
+    c.layers = layers;
+    for (const int layer : layers.layer_indices)
+        if (s.model.isMoe() && layer >= s.model.dense_layers)
+            c.moe_layer_indices.push_back(layer - s.model.dense_layers);
+    const double moe_layers = static_cast<double>(c.moe_layer_indices.size());
+
+    // Compute per micro-batch: every layer's attention, the dense layers' FFN, the MoE layers'
+    // router, shared experts (counted with the dense FFN work: they run densely on every token)
+    // and routed experts at the mean load, and the LM head where present.
+    StepBreakdown& b = c.mean;
+    b[StepItem::attention] = (l.attention_fwd_s + l.attention_bwd_s) * layers.layers;
+    b[StepItem::dense_ffn] = (l.dense_ffn_fwd_s + l.dense_ffn_bwd_s) * layers.dense_layers +
+                             (l.shared_fwd_s + l.shared_bwd_s) * moe_layers;
+    if (layers.has_lm_head)
+        b[StepItem::dense_ffn] += l.lm_head_fwd_s + l.lm_head_bwd_s;
+    b[StepItem::router] = (l.router_fwd_s + l.router_bwd_s) * moe_layers;
+    if (moe.valid && moe_layers > 0)
+        b[StepItem::expert_compute] = moe_layers * moe.price(1.0).experts_s();
+    c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
+                  b[StepItem::expert_compute];
+    c.backward_s = c.compute_s * 2.0 / recomputeFactor(s.training.recompute);
+
+    // Traffic per micro-batch. All-to-all per MoE layer: fp forward dispatches and one backward
+    // (the combine's gradient) in the dispatch direction, fp + 1 combines in the other.
+    StageTraffic& t = c.traffic;
+    if (moe.valid && moe_layers > 0) {
+        const double fp = moe.forward_pairs;
+        const CollectiveCost& d = moe.dispatch_call;
+        const CollectiveCost& k = moe.combine_call;
+        t.a2a_dispatch_s = moe_layers * (fp * d.time_s + k.time_s);
+        t.a2a_combine_s = moe_layers * (fp + 1.0) * k.time_s;
+        t.a2a_dispatch_up = moe_layers * (fp * d.scale_up_bytes_per_gpu + k.scale_up_bytes_per_gpu);
+        t.a2a_dispatch_out =
+            moe_layers * (fp * d.scale_out_bytes_per_gpu + k.scale_out_bytes_per_gpu);
+        t.a2a_combine_up = moe_layers * (fp + 1.0) * k.scale_up_bytes_per_gpu;
+        t.a2a_combine_out = moe_layers * (fp + 1.0) * k.scale_out_bytes_per_gpu;
+        t.a2a_calls = static_cast<int>(moe_layers * (2.0 * fp + 2.0));
+    }
+    const double tp_calls = static_cast<double>(l.tp_calls_fwd + l.tp_calls_bwd) * layers.layers;
+    t.tp_s = l.tp_call.time_s * tp_calls;
+    t.tp_up = l.tp_call.scale_up_bytes_per_gpu * tp_calls;
+    t.tp_out = l.tp_call.scale_out_bytes_per_gpu * tp_calls;
+    t.tp_calls = static_cast<int>(tp_calls);
+    const double cp_hops = static_cast<double>(l.cp_hops_fwd + l.cp_hops_bwd) * layers.layers;
+    t.cp_s = l.cp_hop_s * cp_hops;
+    (l.cp_scale_out ? t.cp_out : t.cp_up) = l.cp_hop_bytes * cp_hops;
+    t.cp_calls = static_cast<int>(cp_hops);
+
+    if (model.schedule == PipelineSchedule::dualpipe) {
+        c.unpaired =
+            std::min(model.micro_batches, dualPipeUnpairedPasses(s.layout.pp, layers.stage));
+        if (l.tp_calls_fwd > 0 && layers.dense_layers > 0) {
+            // A dense layer with TP > 1 has two segments per pass (F attention | B FFN | F FFN
+            // | B attention beside B TP | F TP | B TP | F TP); without TP none, its compute
+            // hides nothing.
+            const double tp_fwd = l.tpOperationFwd_s(), tp_bwd = l.tpOperationBwd_s();
+            const PairSegment forward[] = {{0, tp_fwd, true, l.attention_fwd_s},
+                                           {0, tp_fwd, true, l.dense_ffn_fwd_s}};
+            const PairSegment backward[] = {
+                {0, tp_bwd, true, l.dense_ffn_bwd_s, l.dense_ffn_fwd_s},
+                {0, tp_bwd, true, l.attention_bwd_s, l.attention_fwd_s}};
+            c.dense_pair_tp_s =
+                alternatingSegmentsExposure(forward, backward, 2).tp_s * layers.dense_layers;
+        }
+    }
+    const PairExposure exposed = transferExposure(model, c, 1.0);
+    b[StepItem::all_to_all] = exposed.all_to_all_s;
+    b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+        std::max(0.0, t.a2a_s() - exposed.all_to_all_s);
+    b[StepItem::tp_comm] = exposed.tp_s;
+    b.overlapped_s[static_cast<int>(StepItem::tp_comm)] = std::max(0.0, t.tp_s - exposed.tp_s);
+    // Ring attention hides behind the attention core.
+    const double cp_exposed = std::max(0.0, t.cp_s - b[StepItem::attention]);
+    b[StepItem::cp_comm] = cp_exposed;
+    b.overlapped_s[static_cast<int>(StepItem::cp_comm)] = t.cp_s - cp_exposed;
+    b.total_s = 0;
+    for (const double v : b.seconds)
+        b.total_s += v;
+    c.sync = stageSync(s, placement, layers, c.compute_s, c.backward_s, model.rates);
+
+    // Gradient buckets: a layer's dense parameters are its attention and norms, its router and
+    // shared experts (MoE) or dense FFN, and the embedding (first layer) or LM head (last).
+    const ParamCounts pc = countParams(s.model);
+    auto dense_params = [&](int layer) {
+        const bool is_moe = s.model.isMoe() && layer >= s.model.dense_layers;
+        double w =
+            pc.attention_per_layer + pc.norms_per_layer +
+            (is_moe ? pc.router_per_layer + pc.shared_experts_per_layer : pc.dense_ffn_per_layer);
+        if (layer == 0)
+            w += pc.embedding;
+        if (layer == s.model.layers - 1)
+            w += pc.lm_head;
+        return w;
+    };
+    double stage_dense = 0;
+    for (const int layer : layers.layer_indices)
+        stage_dense += dense_params(layer);
+    for (const int layer : layers.layer_indices) {
+        const bool is_moe = s.model.isMoe() && layer >= s.model.dense_layers;
+        c.layer_dense_share.push_back(stage_dense > 0 ? dense_params(layer) / stage_dense : 0.0);
+        c.layer_expert_share.push_back(is_moe && moe_layers > 0 ? 1.0 / moe_layers : 0.0);
+    }
+    return c;
+}
+
+} // namespace
+
+StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) {
+    StepCostModel model;
+    const LayoutSpec& lay = s.layout;
+    model.schedule = lay.schedule;
+    model.layout = lay;
+    model.micro_batches = microBatchesPerStep(s);
+    model.tokens = tokensPerGpuPerMicroBatch(s);
+    model.rates = hardwareRates(s);
+    model.layer = layerPassCosts(s, placement, model.tokens, model.rates);
+    model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
+    for (const StageLayers& layers : splitLayers(s.model, lay))
+        model.stages.push_back(stageCosts(s, placement, model, layers));
+
+    // Pipeline point-to-point: a micro-batch's activations forward and their gradients back.
+    if (lay.pp > 1) {
+        const GroupShape pp_group = shapeOf(placement.spanOf(GroupKind::pp));
+        model.pp_scale_out = pp_group.domains > 1;
+        model.pp_message_bytes =
+            model.tokens * s.model.hidden * bytesPerElement(s.model.activation_precision);
+        model.pp_send_s =
+            sendRecvTime_s(model.pp_message_bytes,
+                           model.pp_scale_out ? model.rates.scale_out : model.rates.scale_up);
+    }
+    return model;
+}
+
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance) {
+    StepBreakdown b = stage.mean;
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    if (model.moe.valid && moe_layers > 0 && imbalance > 1.0) {
+        // The stage's EP groups each run at their own busiest rank's pace; the step waits for
+        // the worst of them (ExpertLoad::worstGroupImbalance): its expert GEMMs and the
+        // transfers the busiest rank slows, less what they cost at the mean load.
+        const MoeLayerPrice hot = model.moe.price(imbalance);
+        const MoeLayerPrice mean = model.moe.price(1.0);
+        const double compute_s = moe_layers * (hot.experts_s() - mean.experts_s());
+        const double transfers_s = transferExposure(model, stage, imbalance).total_s() -
+                                   b[StepItem::all_to_all] - b[StepItem::tp_comm];
+        b[StepItem::imbalance_wait] = compute_s + transfers_s;
+        b.total_s += b[StepItem::imbalance_wait];
+    }
+    return b;
+}
+
+StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
+    StepPrice price;
+    const LayoutSpec& lay = model.layout;
+    const double m = model.micro_batches;
+    const size_t stages = model.stages.size();
+    price.stage_imbalance.assign(stages, 1.0);
+    price.stage_per_micro_batch.reserve(stages);
+    int slowest = 0;
+    for (size_t i = 0; i < stages; ++i) {
+        const StageCosts& stage = model.stages[i];
+        if (model.moe.valid && !stage.moe_layer_indices.empty())
+            price.stage_imbalance[i] = load.worstGroupImbalance(stage.moe_layer_indices);
+        price.stage_per_micro_batch.push_back(priceStage(model, stage, price.stage_imbalance[i]));
+        if (price.stage_per_micro_batch.back().total_s >
+            price.stage_per_micro_batch[static_cast<size_t>(slowest)].total_s)
+            slowest = static_cast<int>(i);
+    }
+    // A DualPipe rank runs stage r's chunk in one direction and stage pp-1-r's in the other,
+    // m/2 micro-batches each: its micro-batch costs the mean of the two, and the slowest rank
+    // sets the pace. The slowest stage of that rank stands for it in the traffic tables.
+    StepBreakdown per_micro_batch = price.stage_per_micro_batch[static_cast<size_t>(slowest)];
+    if (lay.schedule == PipelineSchedule::dualpipe) {
+        double slowest_rank_s = -1;
+        for (int stage = 0; stage < lay.pp; ++stage) {
+            const StepBreakdown& own = price.stage_per_micro_batch[static_cast<size_t>(stage)];
+            const StepBreakdown& other =
+                price.stage_per_micro_batch[static_cast<size_t>(lay.pp - 1 - stage)];
+            if ((own.total_s + other.total_s) / 2 <= slowest_rank_s || own.total_s < other.total_s)
+                continue;
+            slowest_rank_s = (own.total_s + other.total_s) / 2;
+            slowest = stage;
+            for (size_t i = 0; i < own.seconds.size(); ++i) {
+                per_micro_batch.seconds[i] = (own.seconds[i] + other.seconds[i]) / 2;
+                per_micro_batch.overlapped_s[i] = (own.overlapped_s[i] + other.overlapped_s[i]) / 2;
+            }
+            per_micro_batch.total_s = slowest_rank_s;
+        }
+    }
+    price.slowest_stage = slowest;
+    price.per_micro_batch = per_micro_batch;
+    const double t_mb = per_micro_batch.total_s;
+
+    // The fill and drain put 2(p-1) sends per virtual chunk on the critical path, while
+    // steady-state sends overlap with compute.
+    const double pp_exposed = 2.0 * (lay.pp - 1) * lay.vpp * model.pp_send_s;
+    StepBreakdown& step = price.step;
+    for (int i = 0; i < kStepItemCount; ++i) {
+        step.seconds[static_cast<size_t>(i)] = per_micro_batch.seconds[static_cast<size_t>(i)] * m;
+        step.overlapped_s[static_cast<size_t>(i)] =
+            per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
+    }
+    step[StepItem::bubble] = pipelineBubble_s(lay, t_mb);
+    step[StepItem::pp_comm] = pp_exposed;
+    step.overlapped_s[static_cast<int>(StepItem::pp_comm)] =
+        std::max(0.0, 2.0 * m * model.pp_send_s * lay.vpp - pp_exposed);
+    double dp_exposed = 0, dp_raw = 0, optimizer = 0;
+    for (const StageCosts& stage : model.stages) {
+        dp_exposed = std::max(dp_exposed, stage.sync.dp_exposed_s + stage.sync.edp_exposed_s);
+        dp_raw = std::max(dp_raw, stage.sync.dp_s() + stage.sync.edp_s());
+        optimizer = std::max(optimizer, stage.sync.optimizer_s);
+    }
+    step[StepItem::dp_sync] = dp_exposed;
+    step.overlapped_s[static_cast<int>(StepItem::dp_sync)] = std::max(0.0, dp_raw - dp_exposed);
+    step[StepItem::optimizer] = optimizer;
+    step.total_s = 0;
+    for (const double v : step.seconds)
+        step.total_s += v;
+    price.step_time_s = step.total_s;
+    return price;
+}
+
+const char* toString(StepItem item) {
+    switch (item) {
+    case StepItem::attention:
+        return "attention";
+    case StepItem::dense_ffn:
+        return "dense FFN & head";
+    case StepItem::router:
+        return "router";
+    case StepItem::expert_compute:
+        return "expert compute";
+    case StepItem::all_to_all:
+        return "all-to-all (exposed)";
+    case StepItem::tp_comm:
+        return "TP comm (exposed)";
+    case StepItem::cp_comm:
+        return "CP comm (exposed)";
+    case StepItem::pp_comm:
+        return "PP transfers";
+    case StepItem::bubble:
+        return "pipeline bubble";
+    case StepItem::dp_sync:
+        return "DP sync (exposed)";
+    case StepItem::optimizer:
+        return "optimizer";
+    case StepItem::imbalance_wait:
+        return "imbalance wait";
+    case StepItem::count:
+        break;
+    }
+    return "?";
+}
+
+const char* keyOf(StepItem item) {
+    switch (item) {
+    case StepItem::attention:
+        return "attention";
+    case StepItem::dense_ffn:
+        return "dense_ffn";
+    case StepItem::router:
+        return "router";
+    case StepItem::expert_compute:
+        return "expert_compute";
+    case StepItem::all_to_all:
+        return "all_to_all";
+    case StepItem::tp_comm:
+        return "tp_collectives";
+    case StepItem::cp_comm:
+        return "cp_collectives";
+    case StepItem::pp_comm:
+        return "pp_transfers";
+    case StepItem::bubble:
+        return "pipeline_bubble";
+    case StepItem::dp_sync:
+        return "dp_sync";
+    case StepItem::optimizer:
+        return "optimizer";
+    case StepItem::imbalance_wait:
+        return "imbalance_wait";
+    case StepItem::count:
+        break;
+    }
+    return "?";
+}
+
+} // namespace moe
