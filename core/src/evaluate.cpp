@@ -239,13 +239,17 @@ void addCollectives(Report& report, const Scenario& s, const StepCostModel& mode
         lay.pp > 1 ? 2 * mi * lay.vpp : 0, model.pp_scale_out ? 0 : pp_bytes,
         model.pp_scale_out ? pp_bytes : 0, 2.0 * m * lay.vpp * model.pp_send_s,
         report.step[StepItem::pp_comm]);
+    // The dense and expert syncs share each bucket; the exposed sync splits by their times.
     const StageSync& sync = worst.sync;
+    const double sync_s = sync.dp_s() + sync.edp_s();
+    const double dense_share = sync_s > 0 ? sync.dp_s() / sync_s : 0.0;
+    const double exposed_sync = report.step[StepItem::dp_sync];
     add(CollectiveKind::dp_sync, "DP gradient sync (dense)", GroupKind::dp,
         s.training.zero_stage >= 1 ? 2 : 1, sync.dp_bytes_up, sync.dp_bytes_out, sync.dp_s(),
-        sync.dp_exposed_s);
+        exposed_sync * dense_share);
     add(CollectiveKind::edp_sync, "expert-DP gradient sync", GroupKind::edp,
         s.training.zero_stage >= 1 ? 2 : 1, sync.edp_bytes_up, sync.edp_bytes_out, sync.edp_s(),
-        sync.edp_exposed_s);
+        exposed_sync * (1.0 - dense_share));
 }
 
 Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* cache) {

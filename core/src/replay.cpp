@@ -50,6 +50,7 @@ StepSample ReplayModel::fromLoad(const ExpertLoad& load, GpuStepMetrics* gpus) c
     } else {
         const StepPrice price = priceStep(*costs_, load);
         out.step_time_s = price.step_time_s;
+        out.breakdown = price.step;
         out.imbalance_wait_s = price.step[StepItem::imbalance_wait];
         out.stage_imbalance = price.stage_imbalance;
         out.slowest_stage = price.slowest_stage;
@@ -95,7 +96,7 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
     const double m = costs_->micro_batches;
     const double mean = moe.mean_slots;
     const double fp = moe.forward_pairs;
-    const double expert_mean_s = is_moe_ ? moe.price(1.0).experts_s() : 0.0;
+    const double expert_mean_s = is_moe_ ? moe.mean.experts_s() : 0.0;
     const double dispatch_bytes =
         moe.dispatch_call.scale_up_bytes_per_gpu + moe.dispatch_call.scale_out_bytes_per_gpu;
     const double combine_bytes =

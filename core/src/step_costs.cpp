@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace moe {
 
@@ -222,8 +223,13 @@ PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairS
         tail_s = std::max(0.0, tail_s);
         const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
         const double last_exposed_s = std::min(tail_s, last_s);
-        (transfer.tp_runs_last ? exposed.tp_s : exposed.all_to_all_s) += last_exposed_s;
-        (transfer.tp_runs_last ? exposed.all_to_all_s : exposed.tp_s) += tail_s - last_exposed_s;
+        const double a2a_exposed_s =
+            transfer.tp_runs_last ? tail_s - last_exposed_s : last_exposed_s;
+        exposed.tp_s += tail_s - a2a_exposed_s;
+        // The exposed part of the all-to-all is its end, where the busiest receiver's extra is.
+        const double wait_s = std::min(a2a_exposed_s, transfer.all_to_all_wait_s);
+        exposed.imbalance_s += wait_s;
+        exposed.all_to_all_s += a2a_exposed_s - wait_s;
     };
     const auto transfer_s = [](const PairSegment& seg) { return seg.all_to_all_s + seg.tp_s; };
     for (size_t k = 0; k < count; ++k) {
@@ -270,6 +276,33 @@ double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
         return (p - 1) * t_mb;
     }
     return (p - 1) * t_mb;
+}
+
+// Bucket j is released at -compute_after_s[j] (0 = the end of the backward) and the stream
+// runs the buckets in order: finish_j = max(finish_{j-1}, release_j) + sync_j, so the last ends
+// at max over j of (release_j + sync of buckets j..). Worked example in test_step_costs.
+double bucketSyncTail_s(const std::vector<double>& sync_s,
+                        const std::vector<double>& compute_after_s) {
+    double tail = 0, suffix = 0;
+    for (size_t j = sync_s.size(); j-- > 0;) {
+        suffix += sync_s[j];
+        tail = std::max(tail, suffix - compute_after_s[j]);
+    }
+    return tail;
+}
+
+// The gathers run back to back from the step's start: bucket j arrives at the sum of gathers
+// up to j; layer j's first forward starts at max(the previous layer's end, that arrival). The
+// forward pass ends later than its compute alone by max over j of (arrival_j - compute before
+// j).
+double bucketGatherHead_s(const std::vector<double>& gather_s,
+                          const std::vector<double>& compute_before_s) {
+    double head = 0, prefix = 0;
+    for (size_t j = 0; j < gather_s.size(); ++j) {
+        prefix += gather_s[j];
+        head = std::max(head, prefix - compute_before_s[j]);
+    }
+    return head;
 }
 
 // ---- MoE layer ----------------------------------------------------------------------------------
@@ -323,23 +356,29 @@ MoeLayerPrice MoeCosts::price(double factor) const {
 // combine. Three segments per pass:
 //     compute:  F attention  | B experts | F R        | B R        | F experts | B attention
 //     transfer: B TP+combine | F TP      | B dispatch | F dispatch | B TP      | F combine+TP
-PairExposure MoeCosts::pairExposure(double factor) const {
-    const MoeLayerPrice p = price(factor);
+PairExposure MoeCosts::pairExposure(const MoeLayerPrice& p) const {
+    const double combine_fwd_wait = p.combine_fwd_s - mean.combine_fwd_s;
+    const double dispatch_fwd_wait = p.dispatch_fwd_s - mean.dispatch_fwd_s;
+    const double combine_bwd_wait = p.combine_bwd_s - mean.combine_bwd_s;
+    const double dispatch_bwd_wait = p.dispatch_bwd_s - mean.dispatch_bwd_s;
     if (!(tp_fwd_s > 0)) {
-        const PairSegment forward[] = {{p.combine_fwd_s, 0, false, attention_block_fwd_s},
-                                       {p.dispatch_fwd_s, 0, false, p.expert_fwd_s}};
+        const PairSegment forward[] = {
+            {p.combine_fwd_s, 0, false, attention_block_fwd_s, 0, combine_fwd_wait},
+            {p.dispatch_fwd_s, 0, false, p.expert_fwd_s, 0, dispatch_fwd_wait}};
         const PairSegment backward[] = {
-            {p.combine_bwd_s, 0, false, p.expert_bwd_s, p.expert_fwd_s},
-            {p.dispatch_bwd_s, 0, false, attention_block_bwd_s, attention_block_fwd_s}};
+            {p.combine_bwd_s, 0, false, p.expert_bwd_s, p.expert_fwd_s, combine_bwd_wait},
+            {p.dispatch_bwd_s, 0, false, attention_block_bwd_s, attention_block_fwd_s,
+             dispatch_bwd_wait}};
         return alternatingSegmentsExposure(forward, backward, 2);
     }
-    const PairSegment forward[] = {{p.combine_fwd_s, tp_fwd_s, true, attention_fwd_s},
-                                   {0, tp_fwd_s, true, attention_block_fwd_s - attention_fwd_s},
-                                   {p.dispatch_fwd_s, 0, false, p.expert_fwd_s}};
+    const PairSegment forward[] = {
+        {p.combine_fwd_s, tp_fwd_s, true, attention_fwd_s, 0, combine_fwd_wait},
+        {0, tp_fwd_s, true, attention_block_fwd_s - attention_fwd_s},
+        {p.dispatch_fwd_s, 0, false, p.expert_fwd_s, 0, dispatch_fwd_wait}};
     const PairSegment backward[] = {
-        {p.combine_bwd_s, tp_bwd_s, false, p.expert_bwd_s, p.expert_fwd_s},
+        {p.combine_bwd_s, tp_bwd_s, false, p.expert_bwd_s, p.expert_fwd_s, combine_bwd_wait},
         {p.dispatch_bwd_s, 0, false, attention_block_bwd_s - attention_bwd_s,
-         attention_block_fwd_s - attention_fwd_s},
+         attention_block_fwd_s - attention_fwd_s, dispatch_bwd_wait},
         {0, tp_bwd_s, true, attention_bwd_s, attention_fwd_s}};
     return alternatingSegmentsExposure(forward, backward, 3);
 }
@@ -431,28 +470,25 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     c.attention_block_bwd_s = layer.attention_bwd_s + layer.router_bwd_s + layer.shared_bwd_s;
     c.tp_fwd_s = layer.tpOperationFwd_s();
     c.tp_bwd_s = layer.tpOperationBwd_s();
+    c.mean = c.price(1.0);
     return c;
 }
 
-/// Gradient sync of one stage. ZeRO >= 1 (Megatron's distributed optimizer): reduce-scatter of
-/// the gradients (grad precision) during the last micro-batch's backward, then all-gather of
-/// the updated weights (weight precision) under the next step's first forward. ZeRO-0: one
-/// all-reduce. Stage s finishes its last backward s micro-batch backwards before stage 0, which
-/// is slack its sync can use.
+/// Gradient sync of one stage per step: ZeRO >= 1 (Megatron's distributed optimizer)
+/// reduce-scatters the gradients (grad precision) and all-gathers the updated weights (weight
+/// precision); ZeRO-0 all-reduces the gradients. The dense parameters sync over DP, the
+/// expert parameters over expert-DP. When each runs, and what of it is exposed, is the
+/// buckets' business (bucketSyncTail_s, bucketGatherHead_s). The optimizer then updates this
+/// GPU's shard (every parameter it holds without ZeRO).
 StageSync stageSync(const Scenario& s, const Placement& placement, const StageLayers& stage,
-                    double compute_s, double backward_s, const HardwareRates& r) {
+                    const HardwareRates& r) {
     StageSync sync;
     const StageParams params = paramsPerGpu(s, stage);
     const double grad_bytes = bytesPerElement(s.model.grad_precision);
     const double weight_bytes = bytesPerElement(s.model.weight_precision);
-    // The dense and expert syncs share the same NICs and run one after the other, so the
-    // second only gets what is left of each window after the first.
-    double backward_window_s = backward_s * (1.0 + stage.stage);
-    double forward_window_s = compute_s - backward_s;
     const bool sharded = s.training.zero_stage >= 1;
-
-    auto sync_of = [&](GroupKind kind, double param_count, double& exposed_s, double& up,
-                       double& out, double& grad_s, double& gather_s) {
+    auto sync_of = [&](GroupKind kind, double param_count, double& up, double& out, double& grad_s,
+                       double& gather_s) {
         const GroupShape shape = shapeOf(placement.spanOf(kind));
         if (shape.size <= 1 || param_count <= 0)
             return;
@@ -463,27 +499,22 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
                 reduceScatter(shape, param_count * weight_bytes, r.scale_up, r.scale_out);
             grad_s = rs.time_s;
             gather_s = ag.time_s;
-            exposed_s = std::max(0.0, rs.time_s - backward_window_s) +
-                        std::max(0.0, ag.time_s - forward_window_s);
-            backward_window_s = std::max(0.0, backward_window_s - rs.time_s);
-            forward_window_s = std::max(0.0, forward_window_s - ag.time_s);
             up = rs.scale_up_bytes_per_gpu + ag.scale_up_bytes_per_gpu;
             out = rs.scale_out_bytes_per_gpu + ag.scale_out_bytes_per_gpu;
         } else {
             const CollectiveCost ar =
                 allReduce(shape, param_count * grad_bytes, r.scale_up, r.scale_out);
             grad_s = ar.time_s;
-            exposed_s = std::max(0.0, ar.time_s - backward_window_s);
-            backward_window_s = std::max(0.0, backward_window_s - ar.time_s);
             up = ar.scale_up_bytes_per_gpu;
             out = ar.scale_out_bytes_per_gpu;
         }
     };
-    sync_of(GroupKind::dp, params.dense_per_gpu, sync.dp_exposed_s, sync.dp_bytes_up,
-            sync.dp_bytes_out, sync.dp_grad_s, sync.dp_gather_s);
-    sync_of(GroupKind::edp, params.expert_per_gpu, sync.edp_exposed_s, sync.edp_bytes_up,
-            sync.edp_bytes_out, sync.edp_grad_s, sync.edp_gather_s);
+    sync_of(GroupKind::dp, params.dense_per_gpu, sync.dp_bytes_up, sync.dp_bytes_out,
+            sync.dp_grad_s, sync.dp_gather_s);
+    sync_of(GroupKind::edp, params.expert_per_gpu, sync.edp_bytes_up, sync.edp_bytes_out,
+            sync.edp_grad_s, sync.edp_gather_s);
 
+    // Adam step bytes per parameter of this GPU's optimizer shard.
     const double shard_params =
         sharded ? params.dense_per_gpu / std::max(1, s.layout.dp * s.layout.cp) +
                       params.expert_per_gpu / std::max(1, s.layout.expertDp())
@@ -498,33 +529,45 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
 /// (dualPipeUnpairedPasses) run alone, each chain exposing all its transfers; the others expose
 /// what the pair model leaves. Per micro-batch, over a rank's m forwards:
 ///     exposed = ((m - u) * pair exposure + u * transfer total) / m.
-/// Dispatch, experts and combine all run at the pace of the EP group's hottest rank. Left out,
-/// both ways: TP and all-to-all transfers on different links (streams) may run at once, which
-/// hides more; a pair waits for both its inputs and sends both outputs after its last compute,
-/// and the chunks of a pair's two stages differ in layers, which hides less.
-PairExposure transferExposure(const StepCostModel& model, const StageCosts& stage, double factor) {
+/// Dispatch, experts and combine all run at the pace of the EP group's hottest rank; of each
+/// exposed all-to-all, the busiest receiver's extra is its tail, charged as imbalance wait
+/// (the simulation's breakdown charges it the same way). The pair boundaries, where a pair
+/// waits for its inputs and its own sends, are dualPipePairBoundary's. Left out, both ways: TP
+/// and all-to-all transfers on different links (streams) may run at once, which hides more;
+/// the chunks of a pair's two stages differ in layers, which hides less.
+PairExposure transferExposure(const StepCostModel& model, const StageCosts& stage,
+                              const StagePace& pace) {
     const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
-    const double tp_raw = stage.traffic.tp_s;
-    const double a2a_raw =
-        moe_layers > 0 && model.moe.valid ? moe_layers * model.moe.price(factor).transfers_s() : 0;
+    const bool moe = moe_layers > 0 && model.moe.valid;
+    // Everything exposed: the all-to-alls at the mean load, plus the busiest receiver's extra.
+    PairExposure alone;
+    alone.tp_s = stage.traffic.tp_s;
+    if (moe) {
+        const double mean_s = model.moe.mean.transfers_s();
+        alone.all_to_all_s = moe_layers * mean_s;
+        alone.imbalance_s = moe_layers * (pace.hot.transfers_s() - mean_s);
+    }
     if (model.schedule != PipelineSchedule::dualpipe)
-        return {a2a_raw, tp_raw};
+        return alone;
     PairExposure pair;
-    if (moe_layers > 0 && model.moe.valid) {
-        const PairExposure layer = model.moe.pairExposure(factor);
-        pair.all_to_all_s = moe_layers * layer.all_to_all_s;
-        pair.tp_s = moe_layers * layer.tp_s;
+    if (moe) {
+        pair.all_to_all_s = moe_layers * pace.pair.all_to_all_s;
+        pair.tp_s = moe_layers * pace.pair.tp_s;
+        pair.imbalance_s = moe_layers * pace.pair.imbalance_s;
     }
     pair.tp_s += stage.dense_pair_tp_s;
     const double forwards = model.micro_batches;
     const double unpaired = stage.unpaired;
     const double paired = forwards - unpaired;
-    return {(paired * pair.all_to_all_s + unpaired * a2a_raw) / forwards,
-            (paired * pair.tp_s + unpaired * tp_raw) / forwards};
+    auto mix = [&](double in_pair, double alone_s) {
+        return (paired * in_pair + unpaired * alone_s) / forwards;
+    };
+    return {mix(pair.all_to_all_s, alone.all_to_all_s), mix(pair.tp_s, alone.tp_s),
+            mix(pair.imbalance_s, alone.imbalance_s)};
 }
 
 StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepCostModel& model,
-                      const StageLayers& layers) {
+                      const ParamCounts& pc, const StageLayers& layers) {
     const LayerPassCosts& l = model.layer;
     const MoeCosts& moe = model.moe;
     StageCosts c;
@@ -545,7 +588,7 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
         b[StepItem::dense_ffn] += l.lm_head_fwd_s + l.lm_head_bwd_s;
     b[StepItem::router] = (l.router_fwd_s + l.router_bwd_s) * moe_layers;
     if (moe.valid && moe_layers > 0)
-        b[StepItem::expert_compute] = moe_layers * moe.price(1.0).experts_s();
+        b[StepItem::expert_compute] = moe_layers * moe.mean.experts_s();
     c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
                   b[StepItem::expert_compute];
     c.backward_s = c.compute_s * 2.0 / recomputeFactor(s.training.recompute);
@@ -593,7 +636,7 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
                 alternatingSegmentsExposure(forward, backward, 2).tp_s * layers.dense_layers;
         }
     }
-    const PairExposure exposed = transferExposure(model, c, 1.0);
+    const PairExposure exposed = transferExposure(model, c, stagePace(model, 1.0));
     b[StepItem::all_to_all] = exposed.all_to_all_s;
     b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
         std::max(0.0, t.a2a_s() - exposed.all_to_all_s);
@@ -606,11 +649,10 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     b.total_s = 0;
     for (const double v : b.seconds)
         b.total_s += v;
-    c.sync = stageSync(s, placement, layers, c.compute_s, c.backward_s, model.rates);
+    c.sync = stageSync(s, placement, layers, model.rates);
 
     // Gradient buckets: a layer's dense parameters are its attention and norms, its router and
     // shared experts (MoE) or dense FFN, and the embedding (first layer) or LM head (last).
-    const ParamCounts pc = countParams(s.model);
     auto dense_params = [&](int layer) {
         const bool is_moe = s.model.isMoe() && layer >= s.model.dense_layers;
         double w =
@@ -625,12 +667,83 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     double stage_dense = 0;
     for (const int layer : layers.layer_indices)
         stage_dense += dense_params(layer);
+    c.layer_dense_share.reserve(layers.layer_indices.size());
+    c.layer_expert_share.reserve(layers.layer_indices.size());
     for (const int layer : layers.layer_indices) {
         const bool is_moe = s.model.isMoe() && layer >= s.model.dense_layers;
         c.layer_dense_share.push_back(stage_dense > 0 ? dense_params(layer) / stage_dense : 0.0);
         c.layer_expert_share.push_back(is_moe && moe_layers > 0 ? 1.0 / moe_layers : 0.0);
     }
     return c;
+}
+
+/// One layer's forward and backward for one micro-batch at the mean load: its compute and,
+/// outside DualPipe (whose pairs hide them), the transfers the compute waits for. The gradient
+/// buckets are released and needed at this pace.
+struct LayerPass {
+    double forward_s = 0, backward_s = 0;
+};
+LayerPass layerPass(const Scenario& s, const StepCostModel& model, int layer) {
+    const LayerPassCosts& l = model.layer;
+    const bool moe = model.moe.valid && s.model.isMoe() && layer >= s.model.dense_layers;
+    const bool transfers_exposed = model.schedule != PipelineSchedule::dualpipe;
+    LayerPass p;
+    p.forward_s = l.attention_fwd_s;
+    p.backward_s = l.attention_bwd_s;
+    if (moe) {
+        const MoeLayerPrice& e = model.moe.mean;
+        p.forward_s += l.router_fwd_s + l.shared_fwd_s + e.expert_fwd_s;
+        p.backward_s += l.router_bwd_s + l.shared_bwd_s + e.expert_bwd_s;
+        if (transfers_exposed) {
+            p.forward_s += e.dispatch_fwd_s + e.combine_fwd_s;
+            p.backward_s += e.combine_bwd_s + e.dispatch_bwd_s;
+        }
+    } else {
+        p.forward_s += l.dense_ffn_fwd_s;
+        p.backward_s += l.dense_ffn_bwd_s;
+    }
+    if (transfers_exposed) {
+        p.forward_s += 2 * l.tpOperationFwd_s();
+        p.backward_s += 2 * l.tpOperationBwd_s();
+    }
+    if (layer == s.model.layers - 1) {
+        p.forward_s += l.lm_head_fwd_s;
+        p.backward_s += l.lm_head_bwd_s;
+    }
+    return p;
+}
+
+/// Pipeline rank `rank`'s gradient buckets: one per layer, its share of the stage's dense and
+/// expert parameters (StageCosts::layer_dense_share). DualPipe: the rank holds the chunks of
+/// stages r and pp-1-r, and the first forward needs the lower stage's first.
+RankSync rankSync(const Scenario& s, const StepCostModel& model, int rank) {
+    const int pp = static_cast<int>(model.stages.size());
+    const bool dual = model.schedule == PipelineSchedule::dualpipe;
+    const int low = dual ? std::min(rank, pp - 1 - rank) : rank;
+    const int high = dual ? std::max(rank, pp - 1 - rank) : rank;
+    RankSync rs;
+    const int stages[] = {low, high};
+    size_t layers = 0;
+    for (const int st : std::span(stages, low == high ? 1 : 2))
+        layers += model.stages[static_cast<size_t>(st)].layers.layer_indices.size();
+    rs.buckets.reserve(layers);
+    for (const int st : std::span(stages, low == high ? 1 : 2)) {
+        const StageCosts& stage = model.stages[static_cast<size_t>(st)];
+        const StageSync& sync = stage.sync;
+        for (size_t i = 0; i < stage.layers.layer_indices.size(); ++i) {
+            const int layer = stage.layers.layer_indices[i];
+            const double dense = stage.layer_dense_share[i], expert = stage.layer_expert_share[i];
+            const LayerPass pass = layerPass(s, model, layer);
+            rs.buckets.push_back(
+                {st, model.moe.valid && s.model.isMoe() && layer >= s.model.dense_layers,
+                 sync.dp_grad_s * dense + sync.edp_grad_s * expert,
+                 sync.dp_gather_s * dense + sync.edp_gather_s * expert, pass.forward_s,
+                 pass.backward_s});
+        }
+        rs.optimizer_s += sync.optimizer_s;
+        rs.sync_s += sync.dp_s() + sync.edp_s();
+    }
+    return rs;
 }
 
 } // namespace
@@ -645,8 +758,9 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.rates = hardwareRates(s);
     model.layer = layerPassCosts(s, placement, model.tokens, model.rates);
     model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
+    const ParamCounts params = countParams(s.model);
     for (const StageLayers& layers : splitLayers(s.model, lay))
-        model.stages.push_back(stageCosts(s, placement, model, layers));
+        model.stages.push_back(stageCosts(s, placement, model, params, layers));
 
     // Pipeline point-to-point: a micro-batch's activations forward and their gradients back.
     if (lay.pp > 1) {
@@ -658,25 +772,202 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
             sendRecvTime_s(model.pp_message_bytes,
                            model.pp_scale_out ? model.rates.scale_out : model.rates.scale_up);
     }
+    for (int rank = 0; rank < static_cast<int>(model.stages.size()); ++rank)
+        model.ranks.push_back(rankSync(s, model, rank));
     return model;
 }
 
+StagePace stagePace(const StepCostModel& model, double factor) {
+    StagePace pace;
+    pace.factor = std::max(1.0, factor);
+    if (!model.moe.valid)
+        return pace;
+    pace.hot = pace.factor > 1.0 ? model.moe.price(pace.factor) : model.moe.mean;
+    if (model.schedule == PipelineSchedule::dualpipe)
+        pace.pair = model.moe.pairExposure(pace.hot);
+    return pace;
+}
+
 StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance) {
+    return priceStage(model, stage, stagePace(model, imbalance));
+}
+
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage,
+                         const StagePace& pace) {
     StepBreakdown b = stage.mean;
     const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
-    if (model.moe.valid && moe_layers > 0 && imbalance > 1.0) {
+    if (model.moe.valid && moe_layers > 0 && pace.factor > 1.0) {
         // The stage's EP groups each run at their own busiest rank's pace; the step waits for
-        // the worst of them (ExpertLoad::worstGroupImbalance): its expert GEMMs and the
-        // transfers the busiest rank slows, less what they cost at the mean load.
-        const MoeLayerPrice hot = model.moe.price(imbalance);
-        const MoeLayerPrice mean = model.moe.price(1.0);
-        const double compute_s = moe_layers * (hot.experts_s() - mean.experts_s());
-        const double transfers_s = transferExposure(model, stage, imbalance).total_s() -
-                                   b[StepItem::all_to_all] - b[StepItem::tp_comm];
-        b[StepItem::imbalance_wait] = compute_s + transfers_s;
-        b.total_s += b[StepItem::imbalance_wait];
+        // the worst of them (ExpertLoad::worstGroupImbalance): its expert GEMMs' extra, and
+        // the transfers at that pace, whose busiest receiver's extra is imbalance wait.
+        const double compute_s = moe_layers * (pace.hot.experts_s() - model.moe.mean.experts_s());
+        const PairExposure exposed = transferExposure(model, stage, pace);
+        b[StepItem::all_to_all] = exposed.all_to_all_s;
+        b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+            std::max(0.0, stage.traffic.a2a_s() - exposed.all_to_all_s);
+        b[StepItem::tp_comm] = exposed.tp_s;
+        b.overlapped_s[static_cast<int>(StepItem::tp_comm)] =
+            std::max(0.0, stage.traffic.tp_s - exposed.tp_s);
+        b[StepItem::imbalance_wait] = compute_s + exposed.imbalance_s;
+        b.total_s = 0;
+        for (const double v : b.seconds)
+            b.total_s += v;
     }
     return b;
+}
+
+/// What one DualPipe pair boundary of a rank exposes beyond the pair model, by item.
+struct PairBoundary {
+    double pp_s = 0, all_to_all_s = 0, imbalance_s = 0;
+};
+
+/// DualPipe: the pipeline sends at each pair boundary of rank `rank`. A pair waits for both its
+/// inputs (timeline.cpp, Action::pair), which its neighbour sends when its own previous pair
+/// has finished computing: the forward output and the backward gradient, both to this rank, one
+/// after the other (two sends, s each). The neighbour's pair in turn waited for this rank's
+/// outputs, so over two pairs the rank idles w = max(0, 2s - (T_rank - T_neighbour)) per pair,
+/// T being a paired micro-batch's time (compute plus the pair's exposed transfers): balanced
+/// ranks in lockstep wait for both sends, a rank slower than its neighbours by more than 2s
+/// for none. When the sends share a link (stream) with the all-to-all, the rank's own two
+/// sends follow its previous pair's transfers on the stream: they start `lag` after the pair
+/// starts (a pair whose transfers outlast its compute leaves the stream that far behind;
+/// lag = max(0, transfers - compute)) and take d = 2s - w of the pair's own time, ahead of
+/// its first transfer t1 (the backward combine, with TP its TP collective), which its first
+/// compute block c1 (the forward attention) would otherwise hide. The rank idles
+/// max(0, lag + d - max(c1, lag)) waiting for the sends, and t1 ends exposed for
+/// max(0, lag + d + t1 - max(c1, lag + d)) instead of max(0, lag + t1 - max(c1, lag)), its
+/// tail (the busiest receiver's extra) as imbalance wait.
+PairBoundary dualPipePairBoundary(const StepCostModel& model, const std::vector<StagePace>& paces,
+                                  int rank) {
+    const int pp = static_cast<int>(model.stages.size());
+    const MoeCosts& moe = model.moe;
+    auto paired_time = [&](int st) {
+        const StageCosts& c = model.stages[static_cast<size_t>(st)];
+        const double n = static_cast<double>(c.moe_layer_indices.size());
+        const StagePace& pace = paces[static_cast<size_t>(st)];
+        double t = c.compute_s + c.dense_pair_tp_s;
+        if (moe.valid && n > 0)
+            t += n * (pace.hot.experts_s() - moe.mean.experts_s() + pace.pair.total_s());
+        return t;
+    };
+    auto rank_time = [&](int r) { return (paired_time(r) + paired_time(pp - 1 - r)) / 2; };
+    const double two_sends_s = 2.0 * model.pp_send_s;
+    double neighbour_s = 0;
+    for (const int r : {rank - 1, rank + 1})
+        if (r >= 0 && r < pp)
+            neighbour_s = std::max(neighbour_s, rank_time(r));
+    PairBoundary b;
+    b.pp_s = std::clamp(two_sends_s - (rank_time(rank) - neighbour_s), 0.0, two_sends_s);
+    const bool shared_link = moe.valid && (moe.ep_group.domains > 1) == model.pp_scale_out;
+    if (!shared_link)
+        return b;
+    const double d = two_sends_s - b.pp_s;
+    for (const int st : {rank, pp - 1 - rank}) { // the rank's two stages, half the pairs each
+        const StageCosts& c = model.stages[static_cast<size_t>(st)];
+        if (c.moe_layer_indices.empty())
+            continue;
+        const MoeLayerPrice& hot = paces[static_cast<size_t>(st)].hot;
+        const double n = static_cast<double>(c.moe_layer_indices.size());
+        const double compute_s = c.compute_s + n * (hot.experts_s() - moe.mean.experts_s());
+        const double lag = std::max(0.0, n * hot.transfers_s() - compute_s);
+        const double wait = hot.combine_bwd_s - moe.mean.combine_bwd_s;
+        const double t1 = hot.combine_bwd_s + moe.tp_bwd_s;
+        const double c1 = moe.tp_fwd_s > 0 ? moe.attention_fwd_s : moe.attention_block_fwd_s;
+        const double sends_wait = std::max(0.0, lag + d - std::max(c1, lag));
+        const double before = std::max(0.0, lag + t1 - std::max(c1, lag));
+        const double after = std::max(0.0, lag + d + t1 - std::max(c1, lag + d));
+        const double extra_wait = std::min(after, wait) - std::min(before, wait);
+        b.pp_s += sends_wait / 2;
+        b.imbalance_s += extra_wait / 2;
+        b.all_to_all_s += (after - before - extra_wait) / 2;
+    }
+    return b;
+}
+
+/// The gradient sync and optimizer at the step's two ends, exposed.
+struct StepEnds {
+    double sync_s = 0, hidden_sync_s = 0, optimizer_s = 0;
+};
+
+/// The step's two ends, with the gradient buckets paced by the stages' busiest EP groups (the
+/// DP group waits for its slowest member; `imbalance` per stage). The first stage's (DualPipe:
+/// rank's) first forward waits for its weights' all-gather (bucketGatherHead_s). After the last
+/// backward, each rank's exposed sync (bucketSyncTail_s) and optimizer end past the first
+/// stage's last backward by tail + optimizer - slack: under 1F1B, GPipe and interleaving stage
+/// s finishes its last backward while the s stages before it still drain one backward (of one
+/// chunk) and one send each; DualPipe's ranks all end with their cool-down. The rank reaching
+/// furthest ends the step; what its optimizer does not cover of that is exposed sync.
+StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& paces) {
+    StepEnds ends;
+    if (model.ranks.empty())
+        return ends;
+    const MoeCosts& moe = model.moe;
+    const bool transfers_exposed = model.schedule != PipelineSchedule::dualpipe;
+    // Per stage: what its busiest EP group adds to a MoE layer's forward and backward.
+    std::vector<double> forward_extra(model.stages.size(), 0.0);
+    std::vector<double> backward_extra(model.stages.size(), 0.0);
+    if (moe.valid) {
+        const MoeLayerPrice& mean = moe.mean;
+        for (size_t st = 0; st < model.stages.size(); ++st) {
+            if (!(paces[st].factor > 1.0))
+                continue;
+            const MoeLayerPrice& hot = paces[st].hot;
+            forward_extra[st] = hot.expert_fwd_s - mean.expert_fwd_s;
+            backward_extra[st] = hot.expert_bwd_s - mean.expert_bwd_s;
+            if (transfers_exposed) {
+                forward_extra[st] += hot.dispatch_fwd_s + hot.combine_fwd_s - mean.dispatch_fwd_s -
+                                     mean.combine_fwd_s;
+                backward_extra[st] += hot.combine_bwd_s + hot.dispatch_bwd_s - mean.combine_bwd_s -
+                                      mean.dispatch_bwd_s;
+            }
+        }
+    }
+    auto forward = [&](const SyncBucket& b) {
+        return b.forward_s + (b.moe ? forward_extra[static_cast<size_t>(b.stage)] : 0.0);
+    };
+    auto backward = [&](const SyncBucket& b) {
+        return b.backward_s + (b.moe ? backward_extra[static_cast<size_t>(b.stage)] : 0.0);
+    };
+    std::vector<double> sync, compute;
+    {
+        const std::vector<SyncBucket>& first = model.ranks.front().buckets;
+        double before = 0;
+        for (const SyncBucket& b : first) {
+            sync.push_back(b.gather_s);
+            compute.push_back(before);
+            before += forward(b);
+        }
+        ends.sync_s = bucketGatherHead_s(sync, compute);
+    }
+    double reach = 0, slack = 0;
+    const RankSync* last = nullptr;
+    for (size_t r = 0; r < model.ranks.size(); ++r) {
+        const RankSync& rank = model.ranks[r];
+        // Released in reverse order of first use: the first layer's bucket last.
+        const size_t n = rank.buckets.size();
+        sync.assign(n, 0.0);
+        compute.assign(n, 0.0);
+        double after = 0, backward_s = 0;
+        for (size_t j = 0; j < n; ++j) {
+            const SyncBucket& b = rank.buckets[j];
+            sync[n - 1 - j] = b.grad_s;
+            compute[n - 1 - j] = after;
+            after += backward(b);
+            backward_s += backward(b);
+        }
+        const double tail = bucketSyncTail_s(sync, compute) + rank.optimizer_s - slack;
+        if (!last || tail > reach) {
+            reach = tail;
+            last = &rank;
+        }
+        if (transfers_exposed)
+            slack += backward_s / std::max(1, model.layout.vpp) + model.pp_send_s;
+    }
+    reach = std::max(0.0, reach);
+    ends.optimizer_s = std::min(last->optimizer_s, reach);
+    ends.sync_s += reach - ends.optimizer_s;
+    ends.hidden_sync_s = std::max(0.0, last->sync_s - ends.sync_s);
+    return ends;
 }
 
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
@@ -687,11 +978,13 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     price.stage_imbalance.assign(stages, 1.0);
     price.stage_per_micro_batch.reserve(stages);
     int slowest = 0;
+    std::vector<StagePace> paces(stages);
     for (size_t i = 0; i < stages; ++i) {
         const StageCosts& stage = model.stages[i];
         if (model.moe.valid && !stage.moe_layer_indices.empty())
             price.stage_imbalance[i] = load.worstGroupImbalance(stage.moe_layer_indices);
-        price.stage_per_micro_batch.push_back(priceStage(model, stage, price.stage_imbalance[i]));
+        paces[i] = stagePace(model, price.stage_imbalance[i]);
+        price.stage_per_micro_batch.push_back(priceStage(model, stage, paces[i]));
         if (price.stage_per_micro_batch.back().total_s >
             price.stage_per_micro_batch[static_cast<size_t>(slowest)].total_s)
             slowest = static_cast<int>(i);
@@ -721,9 +1014,6 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     price.per_micro_batch = per_micro_batch;
     const double t_mb = per_micro_batch.total_s;
 
-    // The fill and drain put 2(p-1) sends per virtual chunk on the critical path, while
-    // steady-state sends overlap with compute.
-    const double pp_exposed = 2.0 * (lay.pp - 1) * lay.vpp * model.pp_send_s;
     StepBreakdown& step = price.step;
     for (int i = 0; i < kStepItemCount; ++i) {
         step.seconds[static_cast<size_t>(i)] = per_micro_batch.seconds[static_cast<size_t>(i)] * m;
@@ -731,18 +1021,30 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
             per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
     }
     step[StepItem::bubble] = pipelineBubble_s(lay, t_mb);
-    step[StepItem::pp_comm] = pp_exposed;
-    step.overlapped_s[static_cast<int>(StepItem::pp_comm)] =
-        std::max(0.0, 2.0 * m * model.pp_send_s * lay.vpp - pp_exposed);
-    double dp_exposed = 0, dp_raw = 0, optimizer = 0;
-    for (const StageCosts& stage : model.stages) {
-        dp_exposed = std::max(dp_exposed, stage.sync.dp_exposed_s + stage.sync.edp_exposed_s);
-        dp_raw = std::max(dp_raw, stage.sync.dp_s() + stage.sync.edp_s());
-        optimizer = std::max(optimizer, stage.sync.optimizer_s);
+
+    // Pipeline sends. The fill and drain put 2(p-1) sends per virtual chunk on the critical
+    // path. 1F1B's and interleaving's steady state hides the others: a stage's next input was
+    // sent a whole micro-batch earlier. DualPipe's pairs add what dualPipePairSends_s finds.
+    const double sends_s = 2.0 * m * lay.vpp * model.pp_send_s;
+    double pp_exposed_s = lay.pp > 1 ? 2.0 * (lay.pp - 1) * lay.vpp * model.pp_send_s : 0.0;
+    if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1) {
+        const double pairs = m - model.stages[static_cast<size_t>(slowest)].unpaired;
+        const PairBoundary b = dualPipePairBoundary(model, paces, slowest);
+        pp_exposed_s += pairs * b.pp_s;
+        step[StepItem::all_to_all] += pairs * b.all_to_all_s;
+        step[StepItem::imbalance_wait] += pairs * b.imbalance_s;
+        step.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+            std::max(0.0, step.overlapped_s[static_cast<int>(StepItem::all_to_all)] -
+                              pairs * b.all_to_all_s);
     }
-    step[StepItem::dp_sync] = dp_exposed;
-    step.overlapped_s[static_cast<int>(StepItem::dp_sync)] = std::max(0.0, dp_raw - dp_exposed);
-    step[StepItem::optimizer] = optimizer;
+    pp_exposed_s = std::min(pp_exposed_s, sends_s);
+    step[StepItem::pp_comm] = pp_exposed_s;
+    step.overlapped_s[static_cast<int>(StepItem::pp_comm)] = sends_s - pp_exposed_s;
+
+    const StepEnds ends = stepEnds(model, paces);
+    step[StepItem::dp_sync] = ends.sync_s;
+    step.overlapped_s[static_cast<int>(StepItem::dp_sync)] = ends.hidden_sync_s;
+    step[StepItem::optimizer] = ends.optimizer_s;
     step.total_s = 0;
     for (const double v : step.seconds)
         step.total_s += v;

@@ -1363,7 +1363,7 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
     }
 
     const LayerPassCosts& t = costs.layer;
-    const MoeLayerPrice mean_price = moe ? mc.price(1.0) : MoeLayerPrice{};
+    const MoeLayerPrice mean_price = moe ? mc.mean : MoeLayerPrice{};
     in.costs.resize(static_cast<size_t>(in.lanes) * in.layers);
     for (const StageCosts& st : costs.stages) {
         for (size_t i = 0; i < st.layers.layer_indices.size(); ++i) {

@@ -39,6 +39,7 @@ struct GpuStepMetrics {
 struct StepSample {
     uint64_t step = 0;
     double step_time_s = 0;
+    StepBreakdown breakdown;                 ///< the step by item (priceStep)
     double imbalance_wait_s = 0;             ///< the step's imbalance wait (worst stage x m)
     double max_imbalance = 1.0;              ///< ExpertLoad::max_imbalance
     double mean_imbalance = 1.0;             ///< ExpertLoad::mean_imbalance

@@ -126,7 +126,10 @@ AllToAllBytes allToAllBytes(const Scenario& scenario, const GroupShape& ep_group
 /// What a DualPipe pair's transfers add to its compute, by the collective exposed.
 struct PairExposure {
     double all_to_all_s = 0, tp_s = 0;
-    double total_s() const { return all_to_all_s + tp_s; }
+    /// Of the exposed all-to-all, what the busiest receiver adds over the mean load: the tail
+    /// of each transfer (the imbalance wait's share of the transfers).
+    double imbalance_s = 0;
+    double total_s() const { return all_to_all_s + tp_s + imbalance_s; }
 };
 
 /// One segment of a pass in a DualPipe pair (timeline.cpp, emitPair): the transfers a block of
@@ -138,6 +141,7 @@ struct PairSegment {
     /// backward: the weight gradients at the end of compute_s, which the pass's next transfers
     /// do not wait for (timeline.cpp, backwardOps, WeightGrads::split)
     double weight_grads_s = 0;
+    double all_to_all_wait_s = 0; ///< of all_to_all_s, the busiest receiver's extra (its tail)
 };
 /// What a layer's segments of the two passes of a pair expose when run alternately forward[0],
 /// backward[0], forward[1], ... (derivation in step_costs.cpp).
@@ -150,6 +154,20 @@ double dualPipeUnpairedPasses(int pp, int stage);
 
 /// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms).
 double pipelineBubble_s(const LayoutSpec& layout, double t_mb);
+
+/// Gradient buckets synced one after another on one stream as the last backward releases them
+/// (Megatron's overlapped gradient reduce): bucket j, taking sync_s[j], is released when
+/// compute_after_s[j] of backward compute is still to run. Returns how long the last bucket
+/// ends after the backward: max over j of (sync of buckets j.. - compute after j); at least
+/// the last bucket.
+double bucketSyncTail_s(const std::vector<double>& sync_s,
+                        const std::vector<double>& compute_after_s);
+/// The weights' all-gather at the step's start, bucket by bucket in the order of first use:
+/// bucket j (gather_s[j]) must arrive before its layer's first forward, which follows
+/// compute_before_s[j] of forward compute. Returns how long the first forward pass waits in
+/// all: max over j of (gathers up to j - compute before j); at least the first bucket.
+double bucketGatherHead_s(const std::vector<double>& gather_s,
+                          const std::vector<double>& compute_before_s);
 
 // ---- the model ----------------------------------------------------------------------------------
 
@@ -219,16 +237,24 @@ struct MoeCosts {
     double combine_s(double factor) const;
     /// The layer's routing-dependent operations at `factor`.
     MoeLayerPrice price(double factor) const;
+    MoeLayerPrice mean; ///< price(1): at the mean load
     /// DualPipe: what the layer's transfers add to a fused forward & backward pair's compute
-    /// at `factor`, by collective.
-    PairExposure pairExposure(double factor) const;
+    /// when its operations cost `hot` (price(factor)), by collective.
+    PairExposure pairExposure(const MoeLayerPrice& hot) const;
+    PairExposure pairExposure(double factor) const { return pairExposure(price(factor)); }
+};
+
+/// A stage's MoE layers at the pace of its busiest EP group (priceStep computes one per stage).
+struct StagePace {
+    double factor = 1; ///< busiest rank over the mean (>= 1)
+    MoeLayerPrice hot; ///< one MoE layer's operations at that pace
+    PairExposure pair; ///< DualPipe: one MoE layer's pair exposure at that pace
 };
 
 /// Gradient sync of one stage per step (ZeRO >= 1: reduce-scatter of the gradients, then
 /// all-gather of the updated weights; ZeRO-0: one all-reduce), and the optimizer.
 struct StageSync {
     double dp_grad_s = 0, dp_gather_s = 0, edp_grad_s = 0, edp_gather_s = 0;
-    double dp_exposed_s = 0, edp_exposed_s = 0;
     double dp_bytes_up = 0, dp_bytes_out = 0, edp_bytes_up = 0, edp_bytes_out = 0;
     double optimizer_s = 0;
     double dp_s() const { return dp_grad_s + dp_gather_s; }
@@ -264,6 +290,26 @@ struct StageCosts {
     std::vector<double> layer_dense_share, layer_expert_share;
 };
 
+/// One layer's gradient bucket: its share of its stage's dense and expert sync, and the layer's
+/// forward and backward for one micro-batch at the mean load (compute and, outside DualPipe,
+/// the transfers it waits for), which set when the bucket is needed and released.
+struct SyncBucket {
+    int stage = 0;
+    bool moe = false;
+    double grad_s = 0, gather_s = 0;
+    double forward_s = 0, backward_s = 0;
+};
+
+/// A pipeline rank's gradient buckets and optimizer: a stage, or under DualPipe the two stages
+/// whose chunks the rank runs (and whose parameters it holds).
+struct RankSync {
+    /// In the order the first forward needs them: layer order, the lower stage first. The
+    /// last backward releases them in the reverse order.
+    std::vector<SyncBucket> buckets;
+    double optimizer_s = 0;
+    double sync_s = 0; ///< every bucket's sync and gather
+};
+
 /// Everything about a step that does not depend on routing. Prepared once per scenario and
 /// layout (buildStepCostModel); immutable, so shared by evaluate's report, the timeline and
 /// replay.
@@ -276,11 +322,14 @@ struct StepCostModel {
     LayerPassCosts layer;
     MoeCosts moe;
     std::vector<StageCosts> stages;
+    std::vector<RankSync> ranks; ///< per pipeline rank (stage; DualPipe: rank r runs r, pp-1-r)
     double pp_send_s = 0;        ///< one activation (or gradient) send between adjacent stages
     double pp_message_bytes = 0; ///< its size (0 without PP)
     bool pp_scale_out = false;   ///< the pipeline sends leave the scale-up domain
 };
 StepCostModel buildStepCostModel(const Scenario& scenario, const Placement& placement);
+/// The pace of a stage whose busiest EP group carries `factor` x the mean load.
+StagePace stagePace(const StepCostModel& model, double factor);
 
 /// The step priced for one expert-load sample.
 struct StepPrice {
@@ -297,5 +346,7 @@ struct StepPrice {
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load);
 /// One stage's per-micro-batch items when its EP groups pay `imbalance` (>= 1).
 StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance);
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage,
+                         const StagePace& pace);
 
 } // namespace moe
