@@ -3,6 +3,8 @@
 #include "moe/collectives.h"
 #include "moe/topology.h"
 
+#include "test_close.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -10,19 +12,9 @@
 #include <vector>
 
 using namespace moe;
+using moe::test::close;
 
 namespace {
-
-// Relative comparison: the hand values below are written to 10+ significant digits.
-bool close(double actual, double expected, double rel = 1e-9) {
-    return std::abs(actual - expected) <= rel * std::max(1e-300, std::abs(expected)) ||
-           (expected == 0 && actual == 0);
-}
-#define QCLOSE(actual, expected)                                                                   \
-    QVERIFY2(close((actual), (expected)), qPrintable(QString("%1 = %2, expected %3")               \
-                                                         .arg(#actual)                             \
-                                                         .arg((actual), 0, 'g', 17)                \
-                                                         .arg((expected), 0, 'g', 17)))
 
 constexpr double GB = 1e9;
 

@@ -7,6 +7,7 @@
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
 #include "moe/validate.h"
+#include "test_close.h"
 #include "test_support.h"
 
 #include <QtTest>
@@ -22,92 +23,20 @@
 #include <vector>
 
 using namespace moe;
+using moe::test::close;
 
 namespace {
-
-bool close(double actual, double expected, double rel = 1e-9) {
-    return std::abs(actual - expected) <= rel * std::max(1e-300, std::abs(expected)) ||
-           (expected == 0 && actual == 0);
-}
-#define QCLOSE_REL(actual, expected, rel)                                                          \
-    QVERIFY2(close((actual), (expected), (rel)), qPrintable(QString("%1 = %2, expected %3")        \
-                                                                .arg(#actual)                      \
-                                                                .arg((actual), 0, 'g', 17)         \
-                                                                .arg((expected), 0, 'g', 17)))
-#define QCLOSE(actual, expected) QCLOSE_REL(actual, expected, 1e-9)
 
 std::string baseName(const std::string& path) {
     return std::filesystem::path(path).stem().string();
 }
 
 // ---- The hand-worked scenario ----------------------------------------------------------------
-//
-// 2 nodes x 4 GPUs with round datasheet figures, a 2-layer MoE (8 experts, top-2) small enough
-// to work through by hand. EP=4 is innermost (order tp-cp-ep-dp-pp), so an EP group is one
-// node and its all-to-all is all NVLink; expert-DP = tp*cp*dp/ep = 8/4 = 2 pairs GPU g with
-// GPU g+4 on the other node, so the expert gradient sync is all NIC.
-const char* const kHandYaml = R"(name: hand-2x4
-cluster:
-  gpu: h100-sxm
-  gpu_overrides:
-    bf16_tflops: 1000
-    fp8_tflops: 2000
-    hbm_gb: 80
-    hbm_tbps: 4
-  nodes: 2
-  gpus_per_node: 4
-  nodes_per_rack: 2
-  scale_up:
-    domain: node
-    bandwidth_gbps: 400
-    latency_us: 2
-  scale_out:
-    nic: cx7-400g
-    nics_per_node: 4
-    bandwidth_gbps: 50
-    latency_us: 4
-model:
-  name: tiny-moe
-  layers: 2
-  hidden: 1024
-  heads: 8
-  kv_heads: 8
-  seq_len: 1024
-  vocab: 1000
-  ffn_hidden: 4096
-  experts: 8
-  top_k: 2
-  expert_ffn_hidden: 1024
-training:
-  global_batch: 16
-  micro_batch: 1
-  total_tokens: 1.0e9
-  zero_stage: 1
-  recompute: none
-layout:
-  tp: 1
-  cp: 1
-  pp: 1
-  dp: 8
-  ep: 4
-  order: tp-cp-ep-dp-pp
-  schedule: 1f1b
-routing:
-  model: uniform
-  balance: 1.0
-  seed: 7
-)";
-
-// Achievable rates of the hand scenario: the datasheet overrides above times the efficiency
-// constants documented in evaluate.cpp (GEMM 0.70, attention core 0.55, HBM 0.80, NVLink 0.80,
-// NIC 0.90 with one NIC per GPU).
-constexpr double kGemm = 1000e12 * 0.70; // 7e14 FLOP/s
-constexpr double kAttn = 1000e12 * 0.55; // 5.5e14 FLOP/s
-constexpr double kHbm = 4e12 * 0.80;     // 3.2e12 B/s
-constexpr double kUp = 400e9 * 0.80;     // 320e9 B/s per GPU
-constexpr double kOut = 50e9 * 0.90;     // 45e9 B/s per GPU (nics_per_node = gpus_per_node)
-constexpr double kAlphaUp = 2e-6;
-constexpr double kAlphaOut = 4e-6;
+// moe::test::kHandYaml and its achievable rates kGemm, kAttn, kHbm, kUp, kOut (test_support.h):
+// 2 nodes x 4 GPUs with round datasheet figures and a 2-layer MoE small enough to work through
+// by hand.
+using namespace moe::test::hand;
+using moe::test::kHandYaml;
 
 std::optional<Scenario> fromYaml(const std::string& yaml,
                                  const std::vector<std::string>& overrides = {}) {

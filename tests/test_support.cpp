@@ -69,4 +69,56 @@ Scenario h100Moe16Scenario() {
     return s;
 }
 
+const char* const kHandYaml = R"(name: hand-2x4
+cluster:
+  gpu: h100-sxm
+  gpu_overrides:
+    bf16_tflops: 1000
+    fp8_tflops: 2000
+    hbm_gb: 80
+    hbm_tbps: 4
+  nodes: 2
+  gpus_per_node: 4
+  nodes_per_rack: 2
+  scale_up:
+    domain: node
+    bandwidth_gbps: 400
+    latency_us: 2
+  scale_out:
+    nic: cx7-400g
+    nics_per_node: 4
+    bandwidth_gbps: 50
+    latency_us: 4
+model:
+  name: tiny-moe
+  layers: 2
+  hidden: 1024
+  heads: 8
+  kv_heads: 8
+  seq_len: 1024
+  vocab: 1000
+  ffn_hidden: 4096
+  experts: 8
+  top_k: 2
+  expert_ffn_hidden: 1024
+training:
+  global_batch: 16
+  micro_batch: 1
+  total_tokens: 1.0e9
+  zero_stage: 1
+  recompute: none
+layout:
+  tp: 1
+  cp: 1
+  pp: 1
+  dp: 8
+  ep: 4
+  order: tp-cp-ep-dp-pp
+  schedule: 1f1b
+routing:
+  model: uniform
+  balance: 1.0
+  seed: 7
+)";
+
 } // namespace moe::test

@@ -20,4 +20,25 @@ ClusterSpec h100Nodes(int nodes);
 /// of the built-in default scenario, built by hand so tests do not depend on the catalog or the
 /// loader. Callers add the GPU, NIC and training details their checks need.
 Scenario h100Moe16Scenario();
+
+// The hand-worked scenario of test_evaluate and test_step_costs: 2 nodes x 4 GPUs with round
+// datasheet figures (1000 TFLOPS BF16, 4 TB/s HBM, 400 GB/s NVLink at 2 us, one 50 GB/s NIC
+// per GPU at 4 us), a 2-layer MoE (8 experts, top-2, hidden 1024, seq 1024). EP=4 is
+// innermost (order tp-cp-ep-dp-pp), so an EP group is one node and its all-to-all is all
+// NVLink; expert-DP = tp*cp*dp/ep = 8/4 = 2 pairs GPU g with GPU g+4 on the other node, so the
+// expert gradient sync is all NIC.
+extern const char* const kHandYaml;
+
+/// Achievable rates of the hand scenario: its datasheet overrides times the efficiency
+/// constants documented in step_costs.cpp (GEMM 0.70, attention core 0.55, HBM 0.80, NVLink
+/// 0.80, NIC 0.90 with one NIC per GPU).
+namespace hand {
+constexpr double kGemm = 1000e12 * 0.70; // 7e14 FLOP/s
+constexpr double kAttn = 1000e12 * 0.55; // 5.5e14 FLOP/s
+constexpr double kHbm = 4e12 * 0.80;     // 3.2e12 B/s
+constexpr double kUp = 400e9 * 0.80;     // 320e9 B/s per GPU
+constexpr double kOut = 50e9 * 0.90;     // 45e9 B/s per GPU (nics_per_node = gpus_per_node)
+constexpr double kAlphaUp = 2e-6;
+constexpr double kAlphaOut = 4e-6;
+} // namespace hand
 } // namespace moe::test

@@ -1052,68 +1052,40 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     return price;
 }
 
+namespace {
+/// Each item's stable key (JSON) and its words (tables and charts), in StepItem order.
+struct StepItemName {
+    const char* key;
+    const char* words;
+};
+constexpr StepItemName kStepItemNames[kStepItemCount] = {
+    {"attention", "attention"},
+    {"dense_ffn", "dense FFN & head"},
+    {"router", "router"},
+    {"expert_compute", "expert compute"},
+    {"all_to_all", "all-to-all (exposed)"},
+    {"tp_collectives", "TP comm (exposed)"},
+    {"cp_collectives", "CP comm (exposed)"},
+    {"pp_transfers", "PP transfers"},
+    {"pipeline_bubble", "pipeline bubble"},
+    {"dp_sync", "DP sync (exposed)"},
+    {"optimizer", "optimizer"},
+    {"imbalance_wait", "imbalance wait"},
+};
+const StepItemName* nameOf(StepItem item) {
+    const int i = static_cast<int>(item);
+    return i >= 0 && i < kStepItemCount ? &kStepItemNames[i] : nullptr;
+}
+} // namespace
+
 const char* toString(StepItem item) {
-    switch (item) {
-    case StepItem::attention:
-        return "attention";
-    case StepItem::dense_ffn:
-        return "dense FFN & head";
-    case StepItem::router:
-        return "router";
-    case StepItem::expert_compute:
-        return "expert compute";
-    case StepItem::all_to_all:
-        return "all-to-all (exposed)";
-    case StepItem::tp_comm:
-        return "TP comm (exposed)";
-    case StepItem::cp_comm:
-        return "CP comm (exposed)";
-    case StepItem::pp_comm:
-        return "PP transfers";
-    case StepItem::bubble:
-        return "pipeline bubble";
-    case StepItem::dp_sync:
-        return "DP sync (exposed)";
-    case StepItem::optimizer:
-        return "optimizer";
-    case StepItem::imbalance_wait:
-        return "imbalance wait";
-    case StepItem::count:
-        break;
-    }
-    return "?";
+    const StepItemName* name = nameOf(item);
+    return name ? name->words : "?";
 }
 
 const char* keyOf(StepItem item) {
-    switch (item) {
-    case StepItem::attention:
-        return "attention";
-    case StepItem::dense_ffn:
-        return "dense_ffn";
-    case StepItem::router:
-        return "router";
-    case StepItem::expert_compute:
-        return "expert_compute";
-    case StepItem::all_to_all:
-        return "all_to_all";
-    case StepItem::tp_comm:
-        return "tp_collectives";
-    case StepItem::cp_comm:
-        return "cp_collectives";
-    case StepItem::pp_comm:
-        return "pp_transfers";
-    case StepItem::bubble:
-        return "pipeline_bubble";
-    case StepItem::dp_sync:
-        return "dp_sync";
-    case StepItem::optimizer:
-        return "optimizer";
-    case StepItem::imbalance_wait:
-        return "imbalance_wait";
-    case StepItem::count:
-        break;
-    }
-    return "?";
+    const StepItemName* name = nameOf(item);
+    return name ? name->key : "?";
 }
 
 } // namespace moe

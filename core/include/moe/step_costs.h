@@ -78,7 +78,9 @@ double attentionForward_s(const ModelSpec& model, double tokens, const HardwareR
 double selectiveRecompute_s(const ModelSpec& model, double tokens, const HardwareRates& r);
 /// SwiGLU's elementwise passes over `ffn_columns` intermediate columns per token.
 double swiglu_s(const ModelSpec& model, double tokens, double ffn_columns, const HardwareRates& r);
-/// A dense SwiGLU FFN sharded over `tp`: its GEMMs and its activation.
+/// A dense SwiGLU FFN sharded over `tp`: its GEMMs and its activation. `tokens` is the GPU's
+/// sequence-parallel share; it runs all tp x tokens on 1/tp of the columns, the same GEMM
+/// FLOPs as `tokens` on all of them.
 double denseFfnForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// The router's GEMM (hidden x experts).
 double routerForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
