@@ -945,6 +945,46 @@ private slots:
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("--trace"));
     }
+
+    /// `timeline --json` and `evaluate --json` carry the step in the same accounting: the same
+    /// breakdown keys, each summing to its own step time; the timeline's closed_form is
+    /// evaluate's, its error their difference.
+    void cliJson() {
+        const Run t = moePlan({"timeline", "--json", "--steps", "2"});
+        QCOMPARE(t.code, 0);
+        const Run e = moePlan({"evaluate", "--json"});
+        QCOMPARE(e.code, 0);
+        const QJsonObject sim = QJsonDocument::fromJson(t.out.toUtf8()).object();
+        const QJsonObject closed = QJsonDocument::fromJson(e.out.toUtf8()).object();
+        QVERIFY(!sim.isEmpty() && !closed.isEmpty());
+        const auto sum = [](const QJsonObject& breakdown) {
+            double total = 0;
+            for (auto it = breakdown.begin(); it != breakdown.end(); ++it)
+                total += it.value().toDouble();
+            return total;
+        };
+        const QJsonObject sim_items = sim["breakdown"].toObject();
+        const QJsonObject closed_items = closed["breakdown"].toObject();
+        QCOMPARE(sim_items.keys(), closed_items.keys());
+        QCOMPARE(sim["hidden_s"].toObject().keys(), closed_items.keys());
+        QVERIFY(std::fabs(sum(sim_items) / sim["step_time_s"].toDouble() - 1) < 1e-3);
+        QVERIFY(std::fabs(sum(closed_items) / closed["step_time_s"].toDouble() - 1) < 1e-3);
+        const Scenario s = defaultScenario();
+        const Timeline in_process = simulateTimeline(s, evaluate(s));
+        QVERIFY(near(sim["step_time_s"].toDouble(), in_process.step_time_s, 1e-12));
+        const QJsonObject cf = sim["closed_form"].toObject();
+        QCOMPARE(cf["step_time_s"].toDouble(), closed["step_time_s"].toDouble());
+        QCOMPARE(cf["breakdown"].toObject(), closed_items);
+        const QJsonObject error = sim["error"].toObject();
+        QVERIFY(near(error["step_s"].toDouble(),
+                     closed["step_time_s"].toDouble() - sim["step_time_s"].toDouble(), 1e-9));
+        const QJsonObject item_errors = error["breakdown_s"].toObject();
+        for (const QString& key : closed_items.keys())
+            QVERIFY(std::fabs(item_errors[key].toDouble() -
+                              (closed_items[key].toDouble() - sim_items[key].toDouble())) < 1e-12);
+        QCOMPARE(sim["distribution"].toObject()["steps"].toInt(), 2);
+        QVERIFY(sim["critical_path"].toObject()["ends_with"].toArray().size() > 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTimeline)

@@ -251,7 +251,9 @@ int cmdTimeline(const Options& options, std::ostream& out, std::ostream& err) {
     const std::optional<Scenario> scenario = loadOrReport(file, options.overrides, err);
     if (!scenario)
         return kExitBadInput;
-    return runTimeline(*scenario, options.timeline, out, err);
+    TimelineCommand command = options.timeline;
+    command.json = options.json;
+    return runTimeline(*scenario, command, out, err);
 }
 
 const std::vector<Command>& commands() {
@@ -281,12 +283,16 @@ const std::vector<Command>& commands() {
          "files, and prints the figures.",
          false, true, 0, -1, cmdBench},
         {"timeline",
-         "timeline [FILE] [--set key=value ...] [--trace OUT.json] [--csv OUT.csv] [--steps N]",
+         "timeline [FILE] [--set key=value ...] [--trace OUT.json] [--csv OUT.csv] [--steps N] "
+         "[--json]",
          "Simulates one training step as events on every GPU's compute and communication\n"
          "streams (pipeline schedule, MoE dispatch/experts/combine paced by the EP group's\n"
          "hottest GPU, TP, PP sends, gradient buckets under backward, optimizer) and prints\n"
-         "the step time against evaluate(), the critical path by item, and p50/p90/p99 of the\n"
-         "step time over resampled routing.\n"
+         "the simulated step's breakdown (as the GPUs the step waits on most see it) beside\n"
+         "evaluate()'s closed form with its error, step and per item, where the critical path\n"
+         "ends, and p50/p90/p99 of the step time over resampled routing.\n"
+         "  --json      the summary as JSON: step_time_s, breakdown and hidden_s (the keys of\n"
+         "              evaluate --json), closed_form, error, critical_path, distribution\n"
          "  --trace F   write the Chrome trace event format (Perfetto, chrome://tracing):\n"
          "              one process per node, one thread per GPU stream\n"
          "  --csv F     write the spans as CSV\n"
@@ -294,7 +300,7 @@ const std::vector<Command>& commands() {
          "              small, else the first and the hottest GPU of each distinct row)\n"
          "  --steps N   routing samples for the distribution (default 20)\n"
          "  --bench     time the simulation instead (median over repeated runs)",
-         false, true, 0, 1, cmdTimeline},
+         true, true, 0, 1, cmdTimeline},
         {"search", "search [FILE] [--pin key=value ...] [--top N] [--json] [--write-best OUT.yaml]",
          "Searches the parallel layouts of the scenario's cluster and model (TP, CP, PP and\n"
          "virtual stages, DP, EP, expert-TP, rank order, micro-batch, recompute, schedule),\n"

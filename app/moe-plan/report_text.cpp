@@ -424,7 +424,7 @@ namespace {
 void writeBreakdownJson(JsonWriter& json, const StepBreakdown& b) {
     json.beginObject();
     for (int i = 0; i < kStepItemCount; ++i) {
-        json.key(toString(static_cast<StepItem>(i)))
+        json.key(keyOf(static_cast<StepItem>(i)))
             .beginObject()
             .field("exposed_s", b.seconds[static_cast<size_t>(i)])
             .field("overlapped_s", b.overlapped_s[static_cast<size_t>(i)])
@@ -538,10 +538,23 @@ void writeEconomicsJson(JsonWriter& json, const Economics& e) {
 
 } // namespace
 
+void writeStepFields(JsonWriter& json, double step_time_s, const StepBreakdown& b) {
+    json.field("step_time_s", step_time_s);
+    json.key("breakdown").beginObject();
+    for (int i = 0; i < kStepItemCount; ++i)
+        json.field(keyOf(static_cast<StepItem>(i)), b.seconds[static_cast<size_t>(i)]);
+    json.endObject();
+    json.key("hidden_s").beginObject();
+    for (int i = 0; i < kStepItemCount; ++i)
+        json.field(keyOf(static_cast<StepItem>(i)), b.overlapped_s[static_cast<size_t>(i)]);
+    json.endObject();
+}
+
 std::string reportJson(const Scenario& s, const Report& r) {
     JsonWriter json;
     json.beginObject().field("scenario", s.name).field("gpus", r.gpus);
-    json.field("micro_batches", r.micro_batches).field("step_time_s", r.step_time_s);
+    json.field("micro_batches", r.micro_batches);
+    writeStepFields(json, r.step_time_s, r.step);
     json.key("params")
         .beginObject()
         .field("total", r.params.total)
@@ -562,8 +575,6 @@ std::string reportJson(const Scenario& s, const Report& r) {
         .field("cost_usd", t.cost_usd)
         .endObject();
     writeEconomicsJson(json, r.economics);
-    json.key("step");
-    writeBreakdownJson(json, r.step);
     json.key("stages").beginArray();
     for (const StageResult& st : r.stages) {
         json.beginObject()

@@ -3,6 +3,7 @@
 // core computed; nothing here models anything.
 
 #include "moe/evaluate.h"
+#include "moe/json_writer.h"
 #include "moe/placement.h"
 #include "moe/scenario.h"
 #include "moe/topology.h"
@@ -15,6 +16,11 @@ namespace moe::cli {
 
 std::string showText(const Scenario& s, const HardwareGraph& graph, const Placement& placement);
 std::string showJson(const Scenario& s, const HardwareGraph& graph, const Placement& placement);
+
+/// The step in the one accounting, as both `evaluate --json` and `timeline --json` write it:
+/// fields "step_time_s", "breakdown" (item key -> exposed seconds; they sum to the step) and
+/// "hidden_s" (item key -> seconds hidden behind other work), into the open object.
+void writeStepFields(JsonWriter& json, double step_time_s, const StepBreakdown& breakdown);
 
 std::string reportText(const Scenario& s, const Report& report);
 std::string reportJson(const Scenario& s, const Report& report);

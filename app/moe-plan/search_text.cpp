@@ -104,7 +104,7 @@ void writeFiguresJson(JsonWriter& json, const SearchFigures& f) {
         .field("micro_batches", f.micro_batches);
     json.key("step").beginObject();
     for (int i = 0; i < kStepItemCount; ++i)
-        json.field(toString(static_cast<StepItem>(i)), f.step.seconds[static_cast<size_t>(i)]);
+        json.field(keyOf(static_cast<StepItem>(i)), f.step.seconds[static_cast<size_t>(i)]);
     json.endObject().endObject();
 }
 

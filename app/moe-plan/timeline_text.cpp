@@ -1,9 +1,13 @@
 #include "timeline_text.h"
 
+#include "report_text.h"
 #include "text_table.h"
+
+#include "moe/json_writer.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <ostream>
@@ -117,14 +121,25 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
       << (t.stages == 1 ? "" : "s") << " x " << t.lanes << " routing lane"
       << (t.lanes == 1 ? "" : "s") << ") for " << t.gpus << " GPUs, "
       << formatCount(static_cast<double>(t.operations)) << " operations\n";
-    o << "  Step time " << formatSeconds(t.step_time_s) << " simulated; evaluate() closed form "
-      << formatSeconds(report.step_time_s) << " ("
-      << formatDeltaPercent(report.step_time_s, t.step_time_s) << ")\n\n";
+    // The closed form's error: closed form - simulated, and as a share of the simulated step
+    // (below a millionth of the step it is rounding, in part the float per-GPU shares, and
+    // prints as 0).
+    const auto error = [&](double closed_s, double simulated_s) {
+        const double e = closed_s - simulated_s;
+        if (std::fabs(e) < 1e-6 * t.step_time_s)
+            return std::string("0");
+        const double share = 100.0 * e / std::max(t.step_time_s, 1e-30);
+        return formatSeconds(e) + " (" + (share >= 0 ? "+" : "") + formatFixed(share, 2) + "%)";
+    };
+    o << "  Step time " << formatSeconds(t.step_time_s) << " simulated; evaluate()'s closed form "
+      << formatSeconds(report.step_time_s) << ", error " << error(report.step_time_s, t.step_time_s)
+      << "\n\n";
 
     // The simulated step in evaluate()'s accounting, item by item against the closed form.
     const TimelineRow& reference = t.rows[static_cast<size_t>(t.reference_row)];
-    TextTable table({"item", "simulated", "share", "closed form", "error", "hidden by overlap"},
-                    {Align::left});
+    TextTable table(
+        {"item", "simulated", "share", "closed form", "error (of step)", "hidden by overlap"},
+        {Align::left});
     for (int i = 0; i < kStepItemCount; ++i) {
         const double sim = t.breakdown.seconds[static_cast<size_t>(i)];
         const double closed = report.step.seconds[static_cast<size_t>(i)];
@@ -133,17 +148,17 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
             continue;
         table.addRow({toString(static_cast<StepItem>(i)), formatSeconds(sim),
                       formatFixed(100.0 * sim / std::max(t.step_time_s, 1e-30), 1) + "%",
-                      formatSeconds(closed), formatSeconds(closed - sim),
+                      formatSeconds(closed), error(closed, sim),
                       hidden > 0 ? formatSeconds(hidden) : ""});
     }
     table.addSeparator();
     table.addRow({"step", formatSeconds(t.step_time_s), "100.0%", formatSeconds(report.step_time_s),
-                  formatSeconds(report.step_time_s - t.step_time_s), ""});
-    o << "Step-time breakdown (simulated, as stage " << reference.stage;
+                  error(report.step_time_s, t.step_time_s), ""});
+    o << "Step-time breakdown: the simulated step as stage " << reference.stage;
     if (t.lanes > 1)
-        o << " lane " << reference.lane;
-    o << " sees it; closed form = evaluate(); critical path " << t.critical_path.size()
-      << " operations)\n"
+        o << " (lane " << reference.lane << ")";
+    o << " sees it, the GPUs the critical path (" << t.critical_path.size()
+      << " operations) runs through most; closed form = evaluate()\n"
       << table.render("  ");
 
     // Where the path ends: the last operations that decide the step's length.
@@ -200,6 +215,73 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
     return o.str();
 }
 
+std::string timelineJson(const Scenario& s, const Report& report, const Timeline& t,
+                         const StepTimeDistribution& d) {
+    JsonWriter json;
+    json.beginObject()
+        .field("scenario", s.name)
+        .field("schedule", toString(t.schedule))
+        .field("stages", t.stages)
+        .field("lanes", t.lanes)
+        .field("micro_batches", t.micro_batches)
+        .field("gpus", t.gpus)
+        .field("operations", static_cast<int64_t>(t.operations));
+    writeStepFields(json, t.step_time_s, t.breakdown);
+    const TimelineRow& reference = t.rows[static_cast<size_t>(t.reference_row)];
+    json.key("reference")
+        .beginObject()
+        .field("row", t.reference_row)
+        .field("stage", reference.stage)
+        .field("lane", reference.lane)
+        .endObject();
+    json.key("closed_form").beginObject();
+    writeStepFields(json, report.step_time_s, report.step);
+    json.endObject();
+    json.key("error")
+        .beginObject()
+        .field("step_s", report.step_time_s - t.step_time_s)
+        .field("step_relative", t.step_time_s > 0 ? report.step_time_s / t.step_time_s - 1 : 0.0);
+    json.key("breakdown_s").beginObject();
+    for (int i = 0; i < kStepItemCount; ++i)
+        json.field(keyOf(static_cast<StepItem>(i)),
+                   report.step.seconds[static_cast<size_t>(i)] -
+                       t.breakdown.seconds[static_cast<size_t>(i)]);
+    json.endObject().endObject();
+    json.key("critical_path")
+        .beginObject()
+        .field("operations", static_cast<int64_t>(t.critical_path.size()));
+    json.key("ends_with").beginArray();
+    const size_t n = t.critical_path.size();
+    for (size_t i = n > 3 ? n - 3 : 0; i < n; ++i) {
+        const CriticalStep& c = t.critical_path[i];
+        const TimelineRow& row = t.rows[static_cast<size_t>(c.row)];
+        const Span& span = row.spans[static_cast<size_t>(c.span)];
+        json.beginObject()
+            .field("kind", toString(span.kind))
+            .field("pass", span.backward ? "backward" : "forward")
+            .field("layer", span.layer)
+            .field("microbatch", span.microbatch)
+            .field("stage", row.stage)
+            .field("start_s", span.start_s)
+            .field("end_s", span.end_s)
+            .endObject();
+    }
+    json.endArray().endObject();
+    if (!d.simulated_s.empty()) {
+        json.key("distribution")
+            .beginObject()
+            .field("steps", static_cast<int64_t>(d.simulated_s.size()))
+            .field("p50_s", d.p50_s)
+            .field("p90_s", d.p90_s)
+            .field("p99_s", d.p99_s)
+            .field("mean_s", d.mean_s)
+            .field("evaluate_p50_s", percentile(d.evaluated_s, 0.5))
+            .endObject();
+    }
+    json.endObject();
+    return json.str() + "\n";
+}
+
 int runTimeline(const Scenario& s, const TimelineCommand& c, std::ostream& out, std::ostream& err) {
     const Report report = evaluate(s);
     if (c.bench) {
@@ -223,16 +305,18 @@ int runTimeline(const Scenario& s, const TimelineCommand& c, std::ostream& out, 
         }
     }
     const StepTimeDistribution d = sampleStepTimes(s, c.steps);
-    out << timelineText(s, report, t, d);
+    out << (c.json ? timelineJson(s, report, t, d) : timelineText(s, report, t, d));
     if (!d.error.empty())
         err << "moe-plan timeline: step-time samples: " << d.error << "\n";
 
+    // Keep --json output machine-readable: the notes go to stderr there.
+    std::ostream& notes = c.json ? err : out;
     auto describe = [&](const char* what, const std::string& path, size_t bytes) {
-        out << what << " " << path << " (" << gpus.size() << " of " << t.gpus << " GPUs, "
-            << formatBytes(static_cast<double>(bytes)) << ")";
+        notes << what << " " << path << " (" << gpus.size() << " of " << t.gpus << " GPUs, "
+              << formatBytes(static_cast<double>(bytes)) << ")";
         if (static_cast<int>(gpus.size()) < t.gpus && c.gpus.empty())
-            out << "; the first and the hottest GPU of each row (--gpus all for every GPU)";
-        out << "\n";
+            notes << "; the first and the hottest GPU of each row (--gpus all for every GPU)";
+        notes << "\n";
     };
     if (!c.trace_path.empty()) {
         const std::string json = chromeTraceJson(t, gpus);

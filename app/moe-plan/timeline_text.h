@@ -18,14 +18,20 @@ struct TimelineCommand {
     std::string gpus;       ///< --gpus: "all" or a list such as "0-7,12"; empty = automatic
     int steps = 20;         ///< --steps: routing samples for the step-time distribution
     bool bench = false;     ///< --bench: time the simulation instead of exporting
+    bool json = false;      ///< --json: the summary as JSON
 };
 
 /// Runs the command on a loaded scenario; returns the exit status.
 int runTimeline(const Scenario& scenario, const TimelineCommand& command, std::ostream& out,
                 std::ostream& err);
 
-/// The summary: step time against evaluate(), the critical path by item, the distribution.
+/// The summary: the simulated step's breakdown beside evaluate()'s closed form with the error
+/// per item, where the critical path ends, the hottest GPU's wait, the distribution.
 std::string timelineText(const Scenario& scenario, const Report& report, const Timeline& timeline,
+                         const StepTimeDistribution& distribution);
+/// The same as JSON: "step_time_s", "breakdown" and "hidden_s" of the simulated step (the keys
+/// of `evaluate --json`), "closed_form" with evaluate()'s, "error" (closed form - simulated).
+std::string timelineJson(const Scenario& scenario, const Report& report, const Timeline& timeline,
                          const StepTimeDistribution& distribution);
 
 /// Parses "all" or "0-7,12" against the GPU count; an empty result with `error` set on failure.
