@@ -331,7 +331,7 @@ private slots:
         const QByteArray svg = readAll(dir.filePath("warnings.svg"));
         QVERIFY(svg.contains("dgx-h100-8x8-moe16"));
         for (const DesignWarning& w : window.currentResult()->report.warnings)
-            QVERIFY(svg.contains(QByteArray::fromStdString(w.message).left(30)));
+            QVERIFY(svg.contains(QByteArray::fromStdString(warningText(w)).left(30)));
 
         // Another scenario gives other pictures, view by view.
         QTemporaryDir other;

@@ -193,14 +193,15 @@ private slots:
         QCLOSE(uneven.economics.capital.total_usd - even.economics.capital.total_usd, 25e3);
         QCLOSE(uneven.economics.power.it_w, even.economics.power.it_w);
         QCOMPARE(uneven.step_time_s, even.step_time_s); // racks do not move traffic here
-        const auto over =
-            std::find_if(uneven.warnings.begin(), uneven.warnings.end(),
-                         [](const DesignWarning& w) { return w.code == "rack-power-over"; });
+        const auto over = std::find_if(
+            uneven.warnings.begin(), uneven.warnings.end(),
+            [](const DesignWarning& w) { return w.code == WarningCode::rack_power_over; });
         QVERIFY(over != uneven.warnings.end());
         QCOMPARE(over->severity, DesignWarning::Severity::critical);
-        QCOMPARE(over->message, std::string("rack 2 draws 35.2 kW with 4 nodes, over the 30.0 kW "
-                                            "rack limit: move nodes to other racks or lower "
-                                            "cluster.nodes_per_rack"));
+        QCOMPARE(warningText(*over),
+                 std::string("rack 2 draws 35.2 kW with 4 nodes, over the 30.0 kW "
+                             "rack limit: move nodes to other racks or lower "
+                             "cluster.nodes_per_rack"));
         QCOMPARE(over->gpus.size(), std::size_t{32});
         QCOMPARE(over->gpus.front(), 32); // node 4, the first node of rack 2
         // Critical warnings come first, ahead of the exposed-sync warning.
@@ -210,15 +211,18 @@ private slots:
         edit = setScenarioField(*edit.scenario, "cluster.rack_nodes", "[3, 2, 3]");
         QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
         const Report fixed = evaluate(*edit.scenario);
-        QVERIFY(std::none_of(fixed.warnings.begin(), fixed.warnings.end(),
-                             [](const DesignWarning& w) { return w.code == "rack-power-over"; }));
+        QVERIFY(
+            std::none_of(fixed.warnings.begin(), fixed.warnings.end(), [](const DesignWarning& w) {
+                return w.code == WarningCode::rack_power_over;
+            }));
     }
 
     void lowGoodputIsWarned() {
         Scenario s = defaultSample();
         const auto lowGoodput = [](const Report& r) {
-            return std::find_if(r.warnings.begin(), r.warnings.end(),
-                                [](const DesignWarning& w) { return w.code == "low-goodput"; });
+            return std::find_if(r.warnings.begin(), r.warnings.end(), [](const DesignWarning& w) {
+                return w.code == WarningCode::low_goodput;
+            });
         };
         const Report fine = evaluate(s);
         QVERIFY(fine.economics.reliability.goodput > 0.9);
@@ -231,9 +235,13 @@ private slots:
         const auto w = lowGoodput(slow);
         QVERIFY(w != slow.warnings.end());
         QCOMPARE(w->severity, DesignWarning::Severity::warning);
-        QVERIFY2(
-            w->message.starts_with("goodput " + std::to_string(std::lround(f.goodput * 100)) + "%"),
-            w->message.c_str());
+        // Its figures are the reliability figures; its words start with the goodput.
+        const auto& figures = std::get<LowGoodput>(w->figures);
+        QCOMPARE(figures.goodput, f.goodput);
+        QCOMPARE(figures.mtbf_h, f.mtbf_s / 3600);
+        const std::string text = warningText(*w);
+        QVERIFY2(text.starts_with("goodput " + std::to_string(std::lround(f.goodput * 100)) + "%"),
+                 text.c_str());
     }
 
     void moreGpusLowerTheMtbf() {

@@ -14,6 +14,7 @@
 #include "moe/topology.h"
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -35,7 +36,8 @@ struct Options {
     int top = 10;
     int max_pp = 0;
     int threads = 0;
-    int reserve_pct = 5;
+    /// --reserve: the report's memory-tight share unless given
+    int reserve_pct = static_cast<int>(std::lround(warning_threshold::kMemoryTightShare * 100));
     std::string write_best;
 };
 

@@ -415,7 +415,7 @@ std::string reportText(const Scenario& s, const Report& r) {
     if (r.warnings.empty())
         o << "  none\n";
     for (const DesignWarning& w : r.warnings)
-        o << "  [" << toString(w.severity) << "] " << w.message << "\n";
+        o << "  [" << toString(w.severity) << "] " << warningText(w) << "\n";
     return o.str();
 }
 
@@ -639,8 +639,8 @@ std::string reportJson(const Scenario& s, const Report& r) {
     for (const DesignWarning& w : r.warnings) {
         json.beginObject()
             .field("severity", toString(w.severity))
-            .field("code", w.code)
-            .field("message", w.message)
+            .field("code", toString(w.code))
+            .field("message", warningText(w))
             .endObject();
     }
     json.endArray();

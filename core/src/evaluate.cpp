@@ -14,141 +14,6 @@ namespace moe {
 
 namespace {
 
-void addWarning(Report& report, DesignWarning::Severity severity, std::string code,
-                std::string message, std::vector<int> gpus = {}) {
-    report.warnings.push_back({severity, std::move(code), std::move(message), std::move(gpus)});
-}
-
-std::string percent(double fraction) {
-    return std::to_string(static_cast<int>(std::lround(fraction * 100))) + "%";
-}
-
-std::string fixed1(double value) {
-    const long tenths = std::lround(value * 10);
-    return std::to_string(tenths / 10) + "." + std::to_string(std::labs(tenths % 10));
-}
-
-/// Racks over cluster.rack_power_limit_kw: the feed or the cooling cannot carry them.
-void addRackPowerWarning(const ClusterSpec& c, Report& report) {
-    if (c.rack_power_limit_kw <= 0 || !report.graph || report.graph->rackCount() == 0)
-        return;
-    const HardwareGraph& graph = *report.graph;
-    const std::vector<double> rack_w = rackPowerW(c);
-    const double limit_w = c.rack_power_limit_kw * 1000;
-    int over = 0, first = -1;
-    std::vector<int> gpus;
-    for (int rack = 0; rack < static_cast<int>(rack_w.size()); ++rack) {
-        if (rack_w[rack] <= limit_w * (1 + 1e-9))
-            continue;
-        if (over++ == 0)
-            first = rack;
-        for (int node = graph.rack_first_node[rack]; node < graph.rack_first_node[rack + 1]; ++node)
-            for (int local = 0; local < graph.gpus_per_node; ++local)
-                gpus.push_back(node * graph.gpus_per_node + local);
-    }
-    if (over == 0)
-        return;
-    addWarning(report, DesignWarning::Severity::critical, "rack-power-over",
-               (over == 1
-                    ? "rack " + std::to_string(first)
-                    : std::to_string(over) + " racks (rack " + std::to_string(first) + " first)") +
-                   " draw" + (over == 1 ? "s " : " ") + fixed1(rack_w[first] / 1000) + " kW with " +
-                   std::to_string(graph.nodesInRack(first)) + " nodes, over the " +
-                   fixed1(c.rack_power_limit_kw) +
-                   " kW rack limit: move nodes to other racks or lower cluster.nodes_per_rack",
-               std::move(gpus));
-}
-
-/// Goodput under 90%: failures and checkpoints cost more than a tenth of the run. The defaults
-/// give 93-94% at Llama 3's 16,384 GPUs, so this flags larger clusters or slow checkpoint storage.
-void addGoodputWarning(const Economics& e, Report& report) {
-    constexpr double kLowGoodput = 0.9;
-    const ReliabilityFigures& f = e.reliability;
-    if (!e.valid || f.goodput >= kLowGoodput)
-        return;
-    addWarning(report, DesignWarning::Severity::warning, "low-goodput",
-               "goodput " + percent(f.goodput) + ": checkpoints take " +
-                   percent(f.checkpoint_overhead) + " and failures " + percent(f.failure_overhead) +
-                   " of the wall-clock (MTBF " + fixed1(f.mtbf_s / 3600) + " h, a checkpoint " +
-                   fixed1(f.checkpoint_write_s / 60) + " min, a recovery " +
-                   fixed1(f.recovery_s / 60) +
-                   " min); faster checkpoint storage or quicker restarts shorten both");
-}
-
-void addDesignWarnings(const Scenario& s, Report& report, const HardwareRates& r) {
-    const Placement& placement = *report.placement;
-    const ClusterSpec& c = s.cluster;
-    const GroupSpan& ep = placement.spanOf(GroupKind::ep);
-    using Sev = DesignWarning::Severity;
-    if (s.model.isMoe() && ep.domains > 1) {
-        addWarning(report, Sev::warning, "ep-crosses-domain",
-                   "EP group of " + std::to_string(ep.gpus) + " GPUs spans " +
-                       std::to_string(ep.nodes) + " nodes: the all-to-all rides " +
-                       std::string(displayName(c.fabric)) + " (" +
-                       fixed1(r.scale_out.bandwidth_gbps) + " GB/s per GPU) instead of " +
-                       c.gpu.scale_up_fabric + " (" + fixed1(r.scale_up.bandwidth_gbps) + " GB/s)",
-                   placement.groupsOf(GroupKind::ep).front().gpus);
-    }
-    const GroupSpan& tp = placement.spanOf(GroupKind::tp);
-    if (tp.gpus > 1 && tp.domains > 1) {
-        addWarning(report, Sev::critical, "tp-crosses-domain",
-                   "TP group of " + std::to_string(tp.gpus) + " GPUs crosses " +
-                       std::to_string(tp.domains) +
-                       " scale-up domains: every layer's TP "
-                       "collectives go over " +
-                       std::string(displayName(c.fabric)),
-                   placement.groupsOf(GroupKind::tp).front().gpus);
-    }
-    if (s.model.isMoe() && report.load.max_imbalance >= 1.5) {
-        const int hot = report.load.hottestGpu(placement);
-        addWarning(report, Sev::warning, "straggler",
-                   "GPU " + std::to_string(hot) + " carries " + fixed1(report.load.max_imbalance) +
-                       "x the mean expert load (MoE layer " +
-                       std::to_string(report.load.hottest_layer) +
-                       "): its EP group waits for it every layer",
-                   {hot});
-    }
-    const MemoryBreakdown& mem = report.memory;
-    if (!mem.fits) {
-        addWarning(report, Sev::critical, "memory-over",
-                   "stage " + std::to_string(mem.stage) + " needs " +
-                       fixed1(mem.total_bytes / 1e9) + " GB per GPU, over the " +
-                       fixed1(mem.hbm_bytes / 1e9) + " GB of HBM");
-    } else if (mem.margin_bytes < 0.05 * mem.hbm_bytes) {
-        addWarning(report, Sev::warning, "memory-tight",
-                   "stage " + std::to_string(mem.stage) + " uses " + fixed1(mem.total_bytes / 1e9) +
-                       " of " + fixed1(mem.hbm_bytes / 1e9) + " GB: within 5% of HBM");
-    }
-    const double step = report.step_time_s;
-    if (step > 0 && report.step[StepItem::bubble] > 0.15 * step) {
-        addWarning(
-            report, Sev::warning, "bubble",
-            "pipeline bubble is " + percent(report.step[StepItem::bubble] / step) +
-                " of the step: more micro-batches, interleaving or DualPipe would shrink it");
-    }
-    if (step > 0 && report.step[StepItem::dp_sync] > 0.05 * step) {
-        addWarning(
-            report, Sev::warning, "dp-sync-exposed",
-            "gradient sync is not hidden: " + percent(report.step[StepItem::dp_sync] / step) +
-                " of the step waits for it after the last backward");
-    }
-    if (report.load.dropped_share > 0) {
-        addWarning(report, Sev::warning, "tokens-dropped",
-                   percent(report.load.dropped_share) +
-                       " of token slots exceed the capacity factor and are dropped");
-    }
-    addRackPowerWarning(c, report);
-    if (s.model.isMoe()) {
-        const double per_expert = report.load.slots_per_group / std::max(1, s.model.experts);
-        if (per_expert < kExpertGemmHalfEfficiencyTokens) {
-            addWarning(report, Sev::info, "tiny-expert-gemms",
-                       "about " + std::to_string(static_cast<int>(per_expert)) +
-                           " tokens per expert per micro-batch: expert GEMMs run below half "
-                           "efficiency (memory-bound); a larger micro-batch helps");
-        }
-    }
-}
-
 /// Bytes on every link: each group adds its members' per-step bytes, by its own stage; the
 /// utilization divides them by what the link carries in one step.
 void addLinkTraffic(Report& report, const StepCostModel& model) {
@@ -318,13 +183,8 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
             t.gpu_hours * s.cluster.gpu_hour_usd + t.energy_kwh * s.cluster.electricity_usd_per_kwh;
     }
 
-    addDesignWarnings(s, report, model->rates);
-    report.economics = computeEconomics(s, report); // last: it reads the throughput and graph
-    addGoodputWarning(report.economics, report);
-    // Most severe first, so a list cut short still shows what breaks the design.
-    std::stable_sort(
-        report.warnings.begin(), report.warnings.end(),
-        [](const DesignWarning& a, const DesignWarning& b) { return a.severity > b.severity; });
+    report.economics = computeEconomics(s, report); // it reads the throughput and graph
+    report.warnings = designWarnings(s, report);    // last: it reads everything
     return report;
 }
 
@@ -354,18 +214,6 @@ const char* toString(CollectiveKind k) {
         return "dp-sync";
     case CollectiveKind::edp_sync:
         return "expert-dp-sync";
-    }
-    return "?";
-}
-
-const char* toString(DesignWarning::Severity s) {
-    switch (s) {
-    case DesignWarning::Severity::info:
-        return "info";
-    case DesignWarning::Severity::warning:
-        return "warning";
-    case DesignWarning::Severity::critical:
-        return "critical";
     }
     return "?";
 }

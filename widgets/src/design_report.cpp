@@ -218,7 +218,7 @@ Content gather(const DesignReportInput& input) {
     out.warnings.headers = {QStringLiteral("Severity"), QStringLiteral("Warning")};
     out.warnings.right = {false, false};
     for (const DesignWarning& w : r.warnings) {
-        out.warnings.rows.push_back({qs(toString(w.severity)), qs(w.message)});
+        out.warnings.rows.push_back({qs(toString(w.severity)), qs(warningText(w))});
         const QColor colour =
             w.severity == DesignWarning::Severity::critical  ? QColor(0xc0, 0x1f, 0x2a)
             : w.severity == DesignWarning::Severity::warning ? QColor(0x9a, 0x67, 0x00)

@@ -1755,7 +1755,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     m.rack_power_w = result->report.economics.power.rack_w;
     m.rack_over_power.assign(static_cast<size_t>(m.racks), 0);
     for (const DesignWarning& w : result->report.warnings)
-        if (w.code == "rack-power-over")
+        if (w.code == WarningCode::rack_power_over)
             for (const int gpu : w.gpus)
                 if (gpu >= 0 && gpu < m.gpus)
                     m.rack_over_power[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;

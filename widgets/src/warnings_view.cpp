@@ -91,8 +91,8 @@ void WarningsModel::setReport(const EvaluationResultPtr& result) {
         for (const DesignWarning& w : result->report.warnings) {
             Item item;
             item.severity = QString::fromLatin1(toString(w.severity));
-            item.code = QString::fromStdString(w.code);
-            item.message = QString::fromStdString(w.message);
+            item.code = QString::fromUtf8(toString(w.code));
+            item.message = QString::fromStdString(warningText(w));
             item.gpus = QVector<int>(w.gpus.begin(), w.gpus.end());
             design_items_.append(item);
         }

@@ -12,6 +12,7 @@
 #include "moe/scenario.h"
 #include "moe/step_costs.h"
 #include "moe/topology.h"
+#include "moe/warnings.h"
 
 #include <array>
 #include <memory>
@@ -64,15 +65,6 @@ struct Throughput {
     double cost_usd = 0;   ///< 0 when prices are not given
 };
 
-struct DesignWarning {
-    enum class Severity { info, warning, critical };
-    Severity severity = Severity::warning;
-    std::string code;      ///< stable id, e.g. "ep-crosses-nodes"
-    std::string message;   ///< one line, plain words
-    std::vector<int> gpus; ///< what it is about (for highlighting), may be empty
-};
-const char* toString(DesignWarning::Severity s);
-
 struct Report {
     int gpus = 0;
     int micro_batches = 0;
@@ -91,7 +83,7 @@ struct Report {
     double step_time_s = 0;
     MemoryBreakdown memory; ///< the stage with the least margin
     Throughput throughput;
-    std::vector<DesignWarning> warnings; ///< most severe first
+    std::vector<DesignWarning> warnings; ///< most severe first (warnings.h)
     Economics economics; ///< time, cost, power and failures of the run (economics.h)
 
     /// The cost model the report was priced with (step_costs.h): the step timeline and replay

@@ -10,6 +10,7 @@
 #include "moe/diagnostics.h"
 #include "moe/evaluate.h"
 #include "moe/scenario.h"
+#include "moe/warnings.h"
 
 #include <array>
 #include <cstdint>
@@ -46,9 +47,10 @@ struct SearchOptions {
     int threads = 0;     ///< 0 = std::thread::hardware_concurrency()
     /// Share of HBM a recommended layout must leave free on its tightest GPU, on top of the
     /// memory model's own workspace allowance: activation and fragmentation estimates are good
-    /// to a few percent, and evaluate() warns "memory-tight" inside the same 5%, so the search
-    /// does not recommend what the report would flag. 0 accepts a layout that fills HBM.
-    double memory_reserve_share = 0.05;
+    /// to a few percent, and the report warns "memory-tight" inside the same share
+    /// (warning_threshold::kMemoryTightShare), so the search does not recommend what the report
+    /// would flag. 0 accepts a layout that fills HBM.
+    double memory_reserve_share = warning_threshold::kMemoryTightShare;
     /// Step times within this share of the fastest are a tie (far below the model's accuracy);
     /// ties go to the layout with the least model parallelism (TP x CP x PP), the rule of thumb
     /// "as much data parallelism as memory allows": fewer moving parts for the same speed.

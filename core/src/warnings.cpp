@@ -1,0 +1,248 @@
+// Design warnings: detection from a finished report, thresholds in warnings.h, and the one text
+// function every front end shows.
+
+#include "moe/warnings.h"
+
+#include "moe/economics.h"
+#include "moe/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moe {
+
+namespace {
+
+using Sev = DesignWarning::Severity;
+
+void add(std::vector<DesignWarning>& out, Sev severity, WarningFigures figures,
+         std::vector<int> gpus = {}) {
+    const WarningCode code = codeOf(figures);
+    out.push_back({severity, code, std::move(figures), std::move(gpus)});
+}
+
+/// Racks over cluster.rack_power_limit_kw: the feed or the cooling cannot carry them.
+void rackPower(const ClusterSpec& c, const Report& report, std::vector<DesignWarning>& out) {
+    if (c.rack_power_limit_kw <= 0 || !report.graph || report.graph->rackCount() == 0)
+        return;
+    const HardwareGraph& graph = *report.graph;
+    const std::vector<double> rack_w = rackPowerW(c);
+    const double limit_w = c.rack_power_limit_kw * 1000;
+    RackPowerOver f;
+    f.limit_kw = c.rack_power_limit_kw;
+    std::vector<int> gpus;
+    for (int rack = 0; rack < static_cast<int>(rack_w.size()); ++rack) {
+        if (rack_w[rack] <= limit_w * (1 + warning_threshold::kRackPowerSlack))
+            continue;
+        if (f.racks_over++ == 0) {
+            f.first_rack = rack;
+            f.first_rack_kw = rack_w[rack] / 1000;
+            f.first_rack_nodes = graph.nodesInRack(rack);
+        }
+        for (int node = graph.rack_first_node[rack]; node < graph.rack_first_node[rack + 1]; ++node)
+            for (int local = 0; local < graph.gpus_per_node; ++local)
+                gpus.push_back(node * graph.gpus_per_node + local);
+    }
+    if (f.racks_over > 0)
+        add(out, Sev::critical, f, std::move(gpus));
+}
+
+std::string percent(double fraction) {
+    return std::to_string(static_cast<int>(std::lround(fraction * 100))) + "%";
+}
+
+std::string fixed1(double value) {
+    const long tenths = std::lround(value * 10);
+    return std::to_string(tenths / 10) + "." + std::to_string(std::labs(tenths % 10));
+}
+
+template <class... F> struct Overloaded : F... { using F::operator()...; };
+template <class... F> Overloaded(F...) -> Overloaded<F...>;
+
+} // namespace
+
+std::vector<DesignWarning> designWarnings(const Scenario& s, const Report& report) {
+    std::vector<DesignWarning> out;
+    if (!report.placement)
+        return out;
+    const Placement& placement = *report.placement;
+    const ClusterSpec& c = s.cluster;
+    const GroupSpan& ep = placement.spanOf(GroupKind::ep);
+    if (s.model.isMoe() && ep.domains > 1) {
+        EpCrossesDomain f;
+        f.ep_gpus = ep.gpus;
+        f.ep_nodes = ep.nodes;
+        f.fabric = displayName(c.fabric);
+        f.scale_up_fabric = c.gpu.scale_up_fabric;
+        if (report.costs) {
+            f.scale_out_gbps = report.costs->rates.scale_out.bandwidth_gbps;
+            f.scale_up_gbps = report.costs->rates.scale_up.bandwidth_gbps;
+        }
+        add(out, Sev::warning, f, placement.groupsOf(GroupKind::ep).front().gpus);
+    }
+    const GroupSpan& tp = placement.spanOf(GroupKind::tp);
+    if (tp.gpus > 1 && tp.domains > 1)
+        add(out, Sev::critical, TpCrossesDomain{tp.gpus, tp.domains, displayName(c.fabric)},
+            placement.groupsOf(GroupKind::tp).front().gpus);
+    if (s.model.isMoe() && report.load.max_imbalance >= warning_threshold::kStragglerImbalance) {
+        const int hot = report.load.hottestGpu(placement);
+        add(out, Sev::warning, Straggler{hot, report.load.max_imbalance, report.load.hottest_layer},
+            {hot});
+    }
+    const MemoryBreakdown& mem = report.memory;
+    if (!mem.fits)
+        add(out, Sev::critical, MemoryOver{mem.stage, mem.total_bytes, mem.hbm_bytes});
+    else if (mem.margin_bytes < warning_threshold::kMemoryTightShare * mem.hbm_bytes)
+        add(out, Sev::warning, MemoryTight{mem.stage, mem.total_bytes, mem.hbm_bytes});
+    const double step = report.step_time_s;
+    if (step > 0 && report.step[StepItem::bubble] > warning_threshold::kBubbleShare * step)
+        add(out, Sev::warning, LargeBubble{report.step[StepItem::bubble] / step});
+    if (step > 0 && report.step[StepItem::dp_sync] > warning_threshold::kExposedSyncShare * step)
+        add(out, Sev::warning, ExposedSync{report.step[StepItem::dp_sync] / step});
+    if (report.load.dropped_share > 0)
+        add(out, Sev::warning, TokensDropped{report.load.dropped_share});
+    rackPower(c, report, out);
+    if (s.model.isMoe()) {
+        const double per_expert = report.load.slots_per_group / std::max(1, s.model.experts);
+        if (per_expert < kExpertGemmHalfEfficiencyTokens)
+            add(out, Sev::info, TinyExpertGemms{per_expert});
+    }
+    const Economics& e = report.economics;
+    if (e.valid && e.reliability.goodput < warning_threshold::kLowGoodput) {
+        const ReliabilityFigures& r = e.reliability;
+        add(out, Sev::warning,
+            LowGoodput{r.goodput, r.checkpoint_overhead, r.failure_overhead, r.mtbf_s / 3600,
+                       r.checkpoint_write_s / 60, r.recovery_s / 60});
+    }
+    // Most severe first, so a list cut short still shows what breaks the design.
+    std::stable_sort(out.begin(), out.end(), [](const DesignWarning& a, const DesignWarning& b) {
+        return a.severity > b.severity;
+    });
+    return out;
+}
+
+std::string warningText(const DesignWarning& w) {
+    return std::visit(
+        Overloaded{
+            [](const EpCrossesDomain& f) {
+                return "EP group of " + std::to_string(f.ep_gpus) + " GPUs spans " +
+                       std::to_string(f.ep_nodes) + " nodes: the all-to-all rides " + f.fabric +
+                       " (" + fixed1(f.scale_out_gbps) + " GB/s per GPU) instead of " +
+                       f.scale_up_fabric + " (" + fixed1(f.scale_up_gbps) + " GB/s)";
+            },
+            [](const TpCrossesDomain& f) {
+                return "TP group of " + std::to_string(f.tp_gpus) + " GPUs crosses " +
+                       std::to_string(f.domains) +
+                       " scale-up domains: every layer's TP collectives go over " + f.fabric;
+            },
+            [](const Straggler& f) {
+                return "GPU " + std::to_string(f.gpu) + " carries " + fixed1(f.imbalance) +
+                       "x the mean expert load (MoE layer " + std::to_string(f.moe_layer) +
+                       "): its EP group waits for it every layer";
+            },
+            [](const MemoryOver& f) {
+                return "stage " + std::to_string(f.stage) + " needs " + fixed1(f.need_bytes / 1e9) +
+                       " GB per GPU, over the " + fixed1(f.hbm_bytes / 1e9) + " GB of HBM";
+            },
+            [](const MemoryTight& f) {
+                return "stage " + std::to_string(f.stage) + " uses " + fixed1(f.used_bytes / 1e9) +
+                       " of " + fixed1(f.hbm_bytes / 1e9) + " GB: within " +
+                       percent(warning_threshold::kMemoryTightShare) + " of HBM";
+            },
+            [](const LargeBubble& f) {
+                return "pipeline bubble is " + percent(f.share) +
+                       " of the step: more micro-batches, interleaving or DualPipe would "
+                       "shrink it";
+            },
+            [](const ExposedSync& f) {
+                return "gradient sync is not hidden: " + percent(f.share) +
+                       " of the step waits for it (the last buckets' reduce after the last "
+                       "backward, the weights' all-gather before the first forward)";
+            },
+            [](const TokensDropped& f) {
+                return percent(f.share) +
+                       " of token slots exceed the capacity factor and are dropped";
+            },
+            [](const RackPowerOver& f) {
+                return (f.racks_over == 1 ? "rack " + std::to_string(f.first_rack)
+                                          : std::to_string(f.racks_over) + " racks (rack " +
+                                                std::to_string(f.first_rack) + " first)") +
+                       " draw" + (f.racks_over == 1 ? "s " : " ") + fixed1(f.first_rack_kw) +
+                       " kW with " + std::to_string(f.first_rack_nodes) + " nodes, over the " +
+                       fixed1(f.limit_kw) +
+                       " kW rack limit: move nodes to other racks or lower cluster.nodes_per_rack";
+            },
+            [](const TinyExpertGemms& f) {
+                return "about " + std::to_string(static_cast<int>(f.tokens_per_expert)) +
+                       " tokens per expert per micro-batch: expert GEMMs run below half "
+                       "efficiency (memory-bound); a larger micro-batch helps";
+            },
+            [](const LowGoodput& f) {
+                return "goodput " + percent(f.goodput) + ": checkpoints take " +
+                       percent(f.checkpoint_share) + " and failures " + percent(f.failure_share) +
+                       " of the wall-clock (MTBF " + fixed1(f.mtbf_h) + " h, a checkpoint " +
+                       fixed1(f.checkpoint_min) + " min, a recovery " + fixed1(f.recovery_min) +
+                       " min); faster checkpoint storage or quicker restarts shorten both";
+            },
+        },
+        w.figures);
+}
+
+WarningCode codeOf(const WarningFigures& figures) {
+    return std::visit(Overloaded{
+                          [](const EpCrossesDomain&) { return WarningCode::ep_crosses_domain; },
+                          [](const TpCrossesDomain&) { return WarningCode::tp_crosses_domain; },
+                          [](const Straggler&) { return WarningCode::straggler; },
+                          [](const MemoryOver&) { return WarningCode::memory_over; },
+                          [](const MemoryTight&) { return WarningCode::memory_tight; },
+                          [](const LargeBubble&) { return WarningCode::bubble; },
+                          [](const ExposedSync&) { return WarningCode::dp_sync_exposed; },
+                          [](const TokensDropped&) { return WarningCode::tokens_dropped; },
+                          [](const RackPowerOver&) { return WarningCode::rack_power_over; },
+                          [](const TinyExpertGemms&) { return WarningCode::tiny_expert_gemms; },
+                          [](const LowGoodput&) { return WarningCode::low_goodput; },
+                      },
+                      figures);
+}
+
+const char* toString(WarningCode code) {
+    switch (code) {
+    case WarningCode::ep_crosses_domain:
+        return "ep-crosses-domain";
+    case WarningCode::tp_crosses_domain:
+        return "tp-crosses-domain";
+    case WarningCode::straggler:
+        return "straggler";
+    case WarningCode::memory_over:
+        return "memory-over";
+    case WarningCode::memory_tight:
+        return "memory-tight";
+    case WarningCode::bubble:
+        return "bubble";
+    case WarningCode::dp_sync_exposed:
+        return "dp-sync-exposed";
+    case WarningCode::tokens_dropped:
+        return "tokens-dropped";
+    case WarningCode::rack_power_over:
+        return "rack-power-over";
+    case WarningCode::tiny_expert_gemms:
+        return "tiny-expert-gemms";
+    case WarningCode::low_goodput:
+        return "low-goodput";
+    }
+    return "?";
+}
+
+const char* toString(DesignWarning::Severity s) {
+    switch (s) {
+    case DesignWarning::Severity::info:
+        return "info";
+    case DesignWarning::Severity::warning:
+        return "warning";
+    case DesignWarning::Severity::critical:
+        return "critical";
+    }
+    return "?";
+}
+
+} // namespace moe
