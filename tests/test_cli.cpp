@@ -699,7 +699,11 @@ void TestCli::compareScaleUpVsScaleOut() {
 void TestCli::evaluateShowsTimeCostAndReliability() {
     const Run r = moePlan({"evaluate", sample("deepseek-v3-2048xh800.yaml")});
     QCOMPARE(r.code, 0);
-    QVERIFY(r.out.contains("\nTime, cost and reliability (rented at $2.00 per GPU-hour)\n"));
+    QVERIFY(r.out.contains(
+        "\nTime, cost and reliability (cost basis: rented: GPU-hours x $2.00 per GPU-hour;"));
+    // One cost and one energy figure: nothing else in the report prices the run.
+    QCOMPARE(r.out.count("cost of the run"), 1);
+    QVERIFY(!r.out.contains("energy $0"));
     for (const char* label : {"goodput", "cluster MTBF", "checkpoint every", "cost of the run",
                               "cost per trillion tokens", "energy", "capital"})
         QVERIFY2(r.out.contains("\n  " + QString::fromLatin1(label) + " "), label);
@@ -711,6 +715,9 @@ void TestCli::evaluateShowsTimeCostAndReliability() {
     const QJsonObject e = parseJson(j.out)["economics"].toObject();
     QVERIFY(e["valid"].toBool());
     QVERIFY(e["rental"].toBool());
+    QCOMPARE(e["cost_basis"].toString(), QStringLiteral("rented: GPU-hours x $2.00 per GPU-hour"));
+    const QJsonObject throughput = parseJson(j.out)["throughput"].toObject();
+    QVERIFY(!throughput.contains("cost_usd") && !throughput.contains("energy_kwh"));
     const QJsonObject rel = e["reliability"].toObject();
     const double goodput = rel["goodput"].toDouble();
     QVERIFY(goodput > 0.9 && goodput < 1);

@@ -122,15 +122,15 @@ void TestCompare::relativeDeltaSignAndZeroBaseline() {
     Report a, b;
     a.step_time_s = 2.0;
     b.step_time_s = 1.5;
-    a.throughput.cost_usd = 0;
-    b.throughput.cost_usd = 10;
+    a.economics.cost_usd = 0;
+    b.economics.cost_usd = 10;
     const Scenario s = defaultSample();
     const Comparison c = compareDesigns(s, a, s, b);
     const FigureDelta& step = figure(c, "step time");
     QCOMPARE(step.delta, -0.5);
     QCOMPARE(step.relative, -0.25); // (1.5 - 2) / 2
     QCOMPARE(step.verdict, Verdict::better);
-    const FigureDelta& cost = figure(c, "cost");
+    const FigureDelta& cost = figure(c, "cost of the run");
     QVERIFY(std::isnan(cost.relative)); // no finite ratio against a zero baseline
     QCOMPARE(cost.verdict, Verdict::worse);
 }

@@ -158,8 +158,8 @@ std::string badFigure(const Report& r) {
     check("time_to_train_s", t.time_to_train_s);
     check("gpu_hours", t.gpu_hours);
     check("gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens);
-    check("energy_kwh", t.energy_kwh);
-    check("cost_usd", t.cost_usd);
+    check("economics.energy_kwh", r.economics.energy_kwh);
+    check("economics.cost_usd", r.economics.cost_usd);
     const ExpertLoad& l = r.load;
     check("load.slots_per_group", l.slots_per_group);
     check("load.max_imbalance", l.max_imbalance);
@@ -399,7 +399,11 @@ private slots:
         QCLOSE(t.gpu_hours_per_trillion_tokens, 1e12 / t.tokens_per_s * 8 / 3600);
         QCLOSE(t.gpu_hours_per_trillion_tokens, t.gpu_hours * 1e12 / 1e9);
         QVERIFY(t.mfu > 0 && t.mfu < 1);
-        QCOMPARE(t.cost_usd, 0.0); // no prices given
+        // No GPU-hour price: an owned cluster, whose one cost figure is capital written off
+        // plus energy over the expected wall-clock (economics.h).
+        QVERIFY(!r.economics.rental);
+        QCLOSE(r.economics.cost_usd, r.economics.usd_per_h * r.economics.wall_time_s / 3600);
+        QVERIFY(costBasisText(*s, r.economics).starts_with("owned: "));
 
         // Link bytes: every GPU's NVSwitch link carries its all-to-all and dense-sync NVLink
         // bytes; its NIC links the dense and expert syncs' NIC bytes.
@@ -869,7 +873,12 @@ private slots:
         QVERIFY2(predicted >= 0.8 * published && predicted <= 1.2 * published,
                  qPrintable(QString::number(predicted)));
         QCLOSE(r.throughput.gpu_hours, predicted * 14.8);
-        QCLOSE(r.throughput.cost_usd, r.throughput.gpu_hours * 2.0);
+        // Rented at $2 per GPU-hour: the run's one cost figure is the expected GPU-hours (with
+        // failures and checkpoints) at that price, plus energy if the scenario prices it.
+        const Economics& e = r.economics;
+        QVERIFY(e.rental);
+        QCLOSE(e.cost_usd, e.gpu_hours * 2.0 + e.energy_kwh * e.electricity_usd_per_kwh);
+        QVERIFY(costBasisText(*s, e).starts_with("rented: GPU-hours x $2.00 per GPU-hour"));
     }
 
     // ---- 7. Robustness -----------------------------------------------------------------------

@@ -190,11 +190,8 @@ std::string economicsText(const Scenario& s, const Report& r) {
     const ReliabilityFigures& f = e.reliability;
     const ClusterSpec& c = s.cluster;
     std::ostringstream o;
-    o << "\nTime, cost and reliability ("
-      << (e.rental ? "rented at $" + formatFixed(c.gpu_hour_usd, 2) + " per GPU-hour"
-                   : "owned: catalog price estimates unless overridden, written off over " +
-                         formatFixed(c.amortization_years, 1) + " years")
-      << ")\n";
+    o << "\nTime, cost and reliability (cost basis: " << costBasisText(s, e)
+      << "; prices are the catalog's estimates unless the scenario overrides them)\n";
     TextTable table({"figure", "value"}, {Align::left, Align::left});
     if (e.wall_time_s > 0) {
         table.addRow({"days to train " + formatFixed(s.training.total_tokens / 1e12, 2) +
@@ -233,17 +230,21 @@ std::string economicsText(const Scenario& s, const Report& r) {
                       formatDuration(c.reliability.restart_s) + " + read checkpoint " +
                       formatDuration(f.checkpoint_read_s) + ")"});
     if (e.wall_time_s > 0) {
-        table.addRow({"cost of the run", formatUsd(e.cost_usd)});
+        table.addRow({"cost of the run", formatUsd(e.cost_usd) + " (expected: failures and "
+                                                                 "checkpoints included)"});
         table.addRow({"GPU-hours (expected)", formatCount(e.gpu_hours)});
         table.addRow({"energy", formatCount(e.energy_kwh / 1000) + " MWh"});
     }
     table.addRow({"cost per trillion tokens", formatUsd(e.usd_per_trillion_tokens)});
     table.addRow({"cost per day", formatUsd(e.usd_per_day) + " ($" +
                                       formatFixed(e.usd_per_gpu_hour, 2) + " per GPU-hour)"});
-    if (e.rental)
+    if (e.rental && e.energy_usd_per_h > 0)
         table.addRow({"per hour", formatUsd(e.usd_per_h) + " (rental " +
                                       formatUsd(e.rental_usd_per_h) + " + energy " +
                                       formatUsd(e.energy_usd_per_h) + ")"});
+    else if (e.rental)
+        table.addRow({"per hour", formatUsd(e.usd_per_h) +
+                                      " (rental; electricity included in the GPU-hour price)"});
     else
         table.addRow({"per hour", formatUsd(e.usd_per_h) + " (capital " +
                                       formatUsd(e.amortized_usd_per_h) + " + energy " +
@@ -449,7 +450,7 @@ void writeMemoryJson(JsonWriter& json, const MemoryBreakdown& m) {
         .endObject();
 }
 
-void writeEconomicsJson(JsonWriter& json, const Economics& e) {
+void writeEconomicsJson(JsonWriter& json, const Scenario& s, const Economics& e) {
     const ReliabilityFigures& f = e.reliability;
     const CapitalCost& k = e.capital;
     const PowerDraw& p = e.power;
@@ -468,6 +469,7 @@ void writeEconomicsJson(JsonWriter& json, const Economics& e) {
         .field("gpu_hours", e.gpu_hours)
         .field("energy_kwh", e.energy_kwh)
         .field("cost_usd", e.cost_usd)
+        .field("cost_basis", costBasisText(s, e))
         .field("usd_per_trillion_tokens", e.usd_per_trillion_tokens)
         .field("usd_per_h", e.usd_per_h)
         .field("usd_per_day", e.usd_per_day)
@@ -571,10 +573,8 @@ std::string reportJson(const Scenario& s, const Report& r) {
         .field("time_to_train_s", t.time_to_train_s)
         .field("gpu_hours", t.gpu_hours)
         .field("gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens)
-        .field("energy_kwh", t.energy_kwh)
-        .field("cost_usd", t.cost_usd)
         .endObject();
-    writeEconomicsJson(json, r.economics);
+    writeEconomicsJson(json, s, r.economics);
     json.key("stages").beginArray();
     for (const StageResult& st : r.stages) {
         json.beginObject()

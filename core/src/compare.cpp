@@ -29,7 +29,6 @@ const std::vector<HeadlineFigure>& headlineFigures() {
         {"time to train", F::seconds, [](const Report& r) { return r.throughput.time_to_train_s; },
          true},
         {"GPU-hours", F::count, [](const Report& r) { return r.throughput.gpu_hours; }, true},
-        {"cost", F::usd, [](const Report& r) { return r.throughput.cost_usd; }, true},
         // Time, cost and reliability (economics.h): expected values with failures and checkpoints.
         {"time to train with failures", F::seconds,
          [](const Report& r) { return r.economics.wall_time_s; }, true},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace moe {
 
@@ -142,6 +143,17 @@ double checkpointGoodput(double interval_s, double checkpoint_s, double recovery
     return std::isfinite(goodput) ? std::clamp(goodput, 0.0, 1.0) : 0.0;
 }
 
+std::string costBasisText(const Scenario& s, const Economics& e) {
+    char price[64];
+    if (e.rental) {
+        std::snprintf(price, sizeof price, "%.2f", s.cluster.gpu_hour_usd);
+        return std::string("rented: GPU-hours x $") + price + " per GPU-hour" +
+               (e.electricity_usd_per_kwh > 0 ? " + energy" : "");
+    }
+    std::snprintf(price, sizeof price, "%g", s.cluster.amortization_years);
+    return std::string("owned: capital amortized over ") + price + " years + energy";
+}
+
 Economics computeEconomics(const Scenario& s, const Report& r) {
     Economics e;
     const ClusterSpec& c = s.cluster;
@@ -151,8 +163,8 @@ Economics computeEconomics(const Scenario& s, const Report& r) {
     e.valid = true;
 
     // Cost per hour. Renting: the GPU-hour price covers the hardware, plus energy only when the
-    // scenario prices it (as Throughput::cost_usd does). Owning: the capital written off
-    // linearly over the amortization period, plus the facility's energy.
+    // scenario prices it. Owning: the capital written off linearly over the amortization
+    // period, plus the facility's energy. These are the run's only energy and cost figures.
     e.capital = capitalCost(c, r.graph.get());
     e.power = powerDraw(c, e.capital);
     e.rental = c.gpu_hour_usd > 0;

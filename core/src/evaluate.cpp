@@ -175,12 +175,6 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         t.time_to_train_s = s.training.total_tokens / t.tokens_per_s;
         t.gpu_hours = t.time_to_train_s * report.gpus / 3600.0;
         t.gpu_hours_per_trillion_tokens = 1e12 / t.tokens_per_s * report.gpus / 3600.0;
-        // Energy: GPUs at board power plus per-node overhead, times the facility's PUE.
-        const double power_w =
-            report.gpus * s.cluster.gpu.power_w + s.cluster.nodes * s.cluster.node_overhead_w;
-        t.energy_kwh = power_w * s.cluster.pue * t.time_to_train_s / 3.6e6;
-        t.cost_usd =
-            t.gpu_hours * s.cluster.gpu_hour_usd + t.energy_kwh * s.cluster.electricity_usd_per_kwh;
     }
 
     report.economics = computeEconomics(s, report); // it reads the throughput and graph

@@ -288,10 +288,9 @@ void ReliabilityView::fillTable() {
     row(tr("Cost per trillion tokens"), usd(e.usd_per_trillion_tokens));
     row(tr("Cost per day"),
         tr("%1 ($%2 per GPU-hour)").arg(usd(e.usd_per_day)).arg(e.usd_per_gpu_hour, 0, 'f', 2));
-    row(tr("Pricing"),
-        e.rental ? tr("rented at $%1 per GPU-hour").arg(s.cluster.gpu_hour_usd, 0, 'f', 2)
-                 : tr("owned, written off over %1 years").arg(s.cluster.amortization_years),
-        tr("Prices are the catalog's estimates unless the scenario overrides them"));
+    row(tr("Cost basis"), QString::fromStdString(costBasisText(s, e)),
+        tr("What the cost figures count. Prices are the catalog's estimates unless the "
+           "scenario overrides them"));
     row(tr("Power (facility)"),
         tr("%1 at PUE %2").arg(power(e.power.facility_w)).arg(s.cluster.pue, 0, 'f', 2));
     row(tr("Electricity"), e.electricity_usd_per_kwh > 0

@@ -8,6 +8,7 @@
 
 #include "moe/scenario.h"
 
+#include <string>
 #include <vector>
 
 namespace moe {
@@ -125,5 +126,9 @@ double checkpointGoodput(double interval_s, double checkpoint_s, double recovery
 
 /// The economics of `report`'s scenario. Needs the report's throughput, parameters and graph.
 Economics computeEconomics(const Scenario& scenario, const Report& report);
+
+/// What the cost figures count, in words: "owned: capital amortized over N years + energy" or
+/// "rented: GPU-hours x $P per GPU-hour" (+ " + energy" when the scenario prices electricity).
+std::string costBasisText(const Scenario& scenario, const Economics& economics);
 
 } // namespace moe

@@ -61,8 +61,8 @@ struct Throughput {
     double time_to_train_s = 0;
     double gpu_hours = 0;
     double gpu_hours_per_trillion_tokens = 0;
-    double energy_kwh = 0; ///< 0 when power is unknown
-    double cost_usd = 0;   ///< 0 when prices are not given
+    // The run's energy and cost are Economics' (economics.h): one figure each, with failures,
+    // checkpoints and the cost basis.
 };
 
 struct Report {
