@@ -12,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -286,14 +287,25 @@ private slots:
         const Timeline& tl = *view.timeline();
         QVERIFY(tl.step_time_s > 0);
         QVERIFY(!tl.critical_path.empty());
-        // Fitted to the whole step (or the report's step time, whichever is longer).
-        const double total = std::max(tl.step_time_s, default_->report.step_time_s);
+        // Fitted to the whole simulated step, the one step time the view shows.
+        const double total = tl.step_time_s;
         QCOMPARE(view.timeAxis().start_s, 0.0);
         QVERIFY(std::abs(view.timeAxis().end_s - total) < 1e-12);
         view.zoomTime(4.0, view.timeAxis().x0);
         QVERIFY(std::abs(view.timeAxis().span_s() - total / 4) < 1e-9);
         view.fitTime();
         QVERIFY(std::abs(view.timeAxis().span_s() - total) < 1e-12);
+        // The header shows one step time (the simulated one); the closed form is in its
+        // tooltip with how far it is from the simulation.
+        const auto* caption = view.findChild<QLabel*>(QStringLiteral("ganttCaption"));
+        QVERIFY(caption);
+        QVERIFY2(caption->text().startsWith(QLatin1String("Simulated step ")) &&
+                     caption->text().count(QLatin1String(" s ")) +
+                             caption->text().count(QLatin1String(" ms ")) ==
+                         1 &&
+                     !caption->text().contains(QLatin1String("evaluate")),
+                 qPrintable(caption->text()));
+        QVERIFY(caption->toolTip().contains(QLatin1String("closed form")));
 
         // The label of the first row, then the first compute span of the stage row.
         const QString label = view.toolTipAt(QPoint(40, 26 + 10));
@@ -481,6 +493,9 @@ private slots:
         QVERIFY(svg_file.open(QIODevice::ReadOnly));
         const QByteArray svg_text = svg_file.readAll();
         QVERIFY2(svg_text.contains(name.toUtf8()), "the SVG names the scenario");
+        // The exported Gantt keys its critical path: outlined spans and a dashed connector.
+        if (view == QLatin1String("gantt"))
+            QVERIFY(svg_text.contains("critical path (outlined; dashed: to another stage)"));
         // A DualPipe Gantt row is a rank running two stages' chunks: the last one pairs with 0.
         const bool dual_gantt = view == QLatin1String("gantt") &&
                                 result->scenario.layout.schedule == PipelineSchedule::dualpipe;

@@ -346,7 +346,7 @@ std::string reportText(const Scenario& s, const Report& r) {
     // Energy and cost of the run are in "Time, cost and reliability", with failures counted.
     o << head.render("  ");
 
-    o << "\nStep-time breakdown (critical path; slowest stage, or DualPipe rank, x micro-batches + "
+    o << "\nStep-time breakdown (exposed time; slowest stage, or DualPipe rank, x micro-batches + "
          "pipeline)\n";
     TextTable steps({"item", "exposed", "share", "hidden by overlap"},
                     {Align::left, Align::right, Align::right, Align::right});

@@ -84,7 +84,7 @@ void BreakdownChart::rebuild(bool for_export) {
     const QString unit = scale_ == 1.0 ? QStringLiteral("s") : QStringLiteral("ms");
     const double m = report.micro_batches;
 
-    labels_.push_back(QStringLiteral("Step (critical path)"));
+    labels_.push_back(QStringLiteral("Step (exposed time)"));
     for (const StageResult& stage : report.stages)
         labels_.push_back(stageLabel(stage));
     const int n = static_cast<int>(labels_.size());
@@ -104,7 +104,9 @@ void BreakdownChart::rebuild(bool for_export) {
     add_hidden(StepItem::pp_comm, tr("PP transfers"));
     add_hidden(StepItem::dp_sync, tr("gradient sync"));
     QString sub = tr("Stages: time per micro-batch × %1 micro-batches. The step adds the "
-                     "pipeline bubble, PP transfers, exposed gradient sync and optimizer.")
+                     "pipeline bubble, PP transfers, exposed gradient sync and optimizer: the "
+                     "time the GPUs the step waits on spend on each, as the step timeline "
+                     "measures it.")
                       .arg(report.micro_batches);
     if (!hidden.isEmpty())
         sub += QStringLiteral("\n") + tr("Hidden behind compute (not in the bars): ") +

@@ -106,7 +106,7 @@ namespace {
 constexpr int kLabelWidth = 220;
 constexpr int kAxisHeight = 26;
 constexpr int kRightMargin = 14;
-constexpr int kTopPad = 4; ///< room for the critical-path bar above the spans
+constexpr int kTopPad = 4; ///< room for the critical path's outline above the spans
 constexpr int kCommLane = 5;
 constexpr int kSyncLane = 3;
 constexpr int kLaneGap = 1;
@@ -435,9 +435,11 @@ struct GanttData {
     std::vector<GanttRow> rows;
     std::vector<char> expanded;
     std::vector<char> highlight;
-    /// Per simulated row: the longest span (for culling) and the critical path's intervals.
+    /// Per simulated row: the longest span (for culling), and per lane (compute, transfers,
+    /// gradient sync; laneOf) the critical path's intervals, merged where they touch.
     std::vector<double> row_max_duration;
-    std::vector<std::vector<std::pair<double, double>>> critical;
+    using Intervals = std::vector<std::pair<double, double>>;
+    std::vector<std::array<Intervals, 3>> critical;
     struct Hop {
         int from_row = 0;
         int to_row = 0;
@@ -459,7 +461,7 @@ struct GanttData {
 
     double total_s() const {
         const double simulated = timeline != nullptr ? timeline->step_time_s : 0.0;
-        return std::max({simulated, report_step_s, 1e-9});
+        return std::max(simulated > 0 ? simulated : report_step_s, 1e-9);
     }
 
     SpanList spansOf(const GanttRow& row) const {
@@ -564,7 +566,7 @@ void paintAxis(QPainter& p, const QRect& rect, const GanttTimeAxis& axis, const 
         p.setPen(theme.text);
         p.drawText(QPointF(lx, rect.bottom() - 8), label);
     }
-    // Where the simulated step ends, and the report's closed-form step time if it differs.
+    // Where the simulated step ends.
     if (d.timeline != nullptr && d.timeline->ok()) {
         const double x = axis.mapTimeToX(d.timeline->step_time_s);
         if (x >= axis.x0 - 1 && x <= axis.x0 + axis.width + 1)
@@ -585,20 +587,20 @@ void paintGrid(QPainter& p, const QRect& rect, const GanttTimeAxis& axis, const 
     }
     if (d.timeline == nullptr || !d.timeline->ok())
         return;
-    const double simulated = d.timeline->step_time_s;
-    const double end_x = axis.mapTimeToX(simulated);
+    const double end_x = axis.mapTimeToX(d.timeline->step_time_s);
     if (end_x >= axis.x0 && end_x <= axis.x0 + axis.width + 1) {
         p.setPen(QPen(theme.text, 1.5));
         p.drawLine(QPointF(end_x, rect.top()), QPointF(end_x, rect.bottom()));
     }
-    const double report = d.report_step_s;
-    if (report > 0 && std::fabs(report - simulated) > 0.005 * report) {
-        const double rx = axis.mapTimeToX(report);
-        if (rx >= axis.x0 && rx <= axis.x0 + axis.width + 1) {
-            p.setPen(QPen(theme.danger, 1.5, Qt::DashLine));
-            p.drawLine(QPointF(rx, rect.top()), QPointF(rx, rect.bottom()));
-        }
-    }
+}
+
+/// The critical path's style: an outline in the text colour around the spans it runs through
+/// (no fill, so no span colour can be mistaken for it) and a dashed connector where it moves
+/// to another stage's row.
+QPen criticalPen(const ChartTheme& theme, bool connector) {
+    QPen pen(theme.text, connector ? 1.5 : 2.0, connector ? Qt::DashLine : Qt::SolidLine);
+    pen.setJoinStyle(Qt::MiterJoin);
+    return pen;
 }
 
 QString blockText(int microbatch, bool backward) {
@@ -692,32 +694,46 @@ void paintRowBody(QPainter& p, const GanttRow& row, const QRectF& rect, const Ga
         }
     }
 
-    // The critical path: a bar above the spans it runs through.
+    // The critical path: one outline around the row's lanes for each stretch of time the path
+    // runs through this row (its compute, its transfers and its gradient sync alike: the
+    // tooltip names the span), so the spans inside stay readable.
     // Only stage rows carry it: node and GPU rows of the same token stream share the simulated
-    // row, and repeating the bar on each would read as if each of them set the step time.
+    // row, and repeating it on each would read as if each of them set the step time.
     if (d.show_critical && row.level == GanttRow::Level::stage && row.timeline_row >= 0 &&
         row.timeline_row < static_cast<int>(d.critical.size())) {
-        const auto& intervals = d.critical[static_cast<size_t>(row.timeline_row)];
-        const auto first = std::partition_point(
-            intervals.begin(), intervals.end(),
-            [&](const std::pair<double, double>& iv) { return iv.second < t0; });
+        std::vector<std::pair<double, double>> visible;
+        for (const auto& intervals : d.critical[static_cast<size_t>(row.timeline_row)]) {
+            const auto first = std::partition_point(
+                intervals.begin(), intervals.end(),
+                [&](const std::pair<double, double>& iv) { return iv.second < t0; });
+            for (auto it = first; it != intervals.end() && it->first <= t1; ++it)
+                visible.push_back(*it);
+        }
+        std::sort(visible.begin(), visible.end());
+        p.save();
+        p.setRenderHint(QPainter::Antialiasing, false);
+        p.setPen(criticalPen(theme, false));
+        p.setBrush(Qt::NoBrush);
+        const double top = lanes.compute.top() - 2.5;
+        const double bottom = lanes.sync.bottom() + 1.5;
         double run_x0 = -1, run_x1 = -1;
-        for (auto it = first; it != intervals.end() && it->first <= t1; ++it) {
-            const double x0 = axis.mapTimeToX(it->first);
-            const double x1 = axis.mapTimeToX(it->second);
+        const auto outline = [&] {
+            if (run_x0 >= 0)
+                p.drawRect(QRectF(run_x0, top, std::max(1.0, run_x1 - run_x0), bottom - top));
+        };
+        for (const auto& [a, b] : visible) {
+            const double x0 = axis.mapTimeToX(a);
+            const double x1 = axis.mapTimeToX(b);
             if (run_x0 >= 0 && x0 <= run_x1 + 1.0) {
                 run_x1 = std::max(run_x1, x1);
                 continue;
             }
-            if (run_x0 >= 0)
-                p.fillRect(QRectF(run_x0, rect.top() + 1, std::max(1.0, run_x1 - run_x0), 2.5),
-                           theme.critical);
+            outline();
             run_x0 = x0;
             run_x1 = x1;
         }
-        if (run_x0 >= 0)
-            p.fillRect(QRectF(run_x0, rect.top() + 1, std::max(1.0, run_x1 - run_x0), 2.5),
-                       theme.critical);
+        outline();
+        p.restore();
     }
 }
 
@@ -811,12 +827,11 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
                        Qt::AlignVCenter | Qt::AlignRight, right);
         }
     }
-    // The critical path's hops between the stage rows it passes through.
+    // The critical path's hops between the stage rows it passes through: dashed connectors
+    // from one row's outline to the other's, at the time it moves.
     if (d.show_critical && !d.hops.empty()) {
         p.setClipRect(body);
-        QColor hop_color = theme.critical;
-        hop_color.setAlpha(150);
-        p.setPen(QPen(hop_color, 1.0));
+        p.setPen(criticalPen(theme, true));
         for (const GanttData::Hop& hop : d.hops) {
             const double x = axis.mapTimeToX(hop.time_s);
             if (x < body.left() || x > body.right())
@@ -825,8 +840,7 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
             const auto b = row_mid.find(hop.to_row);
             if (a == row_mid.end() || b == row_mid.end())
                 continue;
-            const double top_pad = f.heightOf(d.rows.front()) / 2.0 - 2.5;
-            p.drawLine(QPointF(x, a->second - top_pad), QPointF(x, b->second - top_pad));
+            p.drawLine(QPointF(x, a->second), QPointF(x, b->second));
         }
     }
     p.setClipping(false);
@@ -837,7 +851,7 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
 }
 
 struct LegendEntry {
-    enum class Shape { box, strip, band, line };
+    enum class Shape { box, strip, band, critical };
     Shape shape = Shape::box;
     QColor color;
     QColor color2;
@@ -882,8 +896,10 @@ std::vector<LegendEntry> legendEntries(const GanttData& d, const ChartTheme& the
         add(k);
     for (const auto& [rgb, text] : groups)
         entries.push_back({LegendEntry::Shape::band, QColor(rgb), {}, text});
-    entries.push_back(
-        {LegendEntry::Shape::line, theme.critical, {}, QStringLiteral("critical path")});
+    entries.push_back({LegendEntry::Shape::critical,
+                       theme.text,
+                       {},
+                       QStringLiteral("critical path (outlined; dashed: to another stage)")});
     return entries;
 }
 
@@ -916,8 +932,15 @@ int layoutLegend(QPainter* p, const QRect& rect, const std::vector<LegendEntry>&
             case LegendEntry::Shape::band:
                 p->fillRect(QRect(swatch.left(), swatch.top() + 6, 16, 5), e.color);
                 break;
-            case LegendEntry::Shape::line:
-                p->fillRect(QRect(swatch.left(), swatch.top(), 16, 3), e.color);
+            case LegendEntry::Shape::critical:
+                p->save();
+                p->setPen(criticalPen(theme, false));
+                p->setBrush(Qt::NoBrush);
+                p->drawRect(QRectF(swatch.left() + 0.5, swatch.top() + 0.5, 9, 11));
+                p->setPen(criticalPen(theme, true));
+                p->drawLine(QPointF(swatch.left() + 14.5, swatch.top()),
+                            QPointF(swatch.left() + 14.5, swatch.bottom() + 1));
+                p->restore();
                 break;
             }
             p->setPen(theme.text);
@@ -1318,7 +1341,8 @@ QString GanttCanvas::toolTip(const QPoint& pos) const {
         text += QStringLiteral("</table>");
     }
     if (row.timeline_row >= 0 && row.timeline_row < static_cast<int>(data.critical.size())) {
-        const auto& intervals = data.critical[static_cast<size_t>(row.timeline_row)];
+        const auto& intervals = data.critical[static_cast<size_t>(row.timeline_row)]
+                                             [static_cast<size_t>(laneOf(hit->stream))];
         const auto it = std::partition_point(
             intervals.begin(), intervals.end(),
             [&](const std::pair<double, double>& iv) { return iv.second < hit->start_s + 1e-12; });
@@ -1413,6 +1437,7 @@ GanttView::GanttView(ScenarioDocument* document, ViewState* state, QWidget* pare
             [this](bool on) { setShowCriticalPath(on); });
     bar->addWidget(critical_button_);
     bar->addSpacing(12);
+    caption_->setObjectName(QStringLiteral("ganttCaption"));
     caption_->setTextFormat(Qt::PlainText);
     caption_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(caption_, 1);
@@ -1572,7 +1597,8 @@ void GanttView::showResult(const EvaluationResultPtr& result) {
             continue;
         const Span& s =
             tl.rows[static_cast<size_t>(step.row)].spans[static_cast<size_t>(step.span)];
-        auto& intervals = d.critical[static_cast<size_t>(step.row)];
+        auto& intervals =
+            d.critical[static_cast<size_t>(step.row)][static_cast<size_t>(laneOf(s.stream))];
         if (!intervals.empty() && s.start_s <= intervals.back().second + 1e-12)
             intervals.back().second = std::max(intervals.back().second, s.end_s);
         else
@@ -1581,8 +1607,9 @@ void GanttView::showResult(const EvaluationResultPtr& result) {
             d.hops.push_back({previous_row, step.row, s.start_s});
         previous_row = step.row;
     }
-    for (auto& intervals : d.critical)
-        std::sort(intervals.begin(), intervals.end());
+    for (auto& lanes : d.critical)
+        for (auto& intervals : lanes)
+            std::sort(intervals.begin(), intervals.end());
 
     canvas_->message =
         tl.ok() ? QString()
@@ -1665,8 +1692,9 @@ void GanttView::rebuildRows() {
     if (tl.ok()) {
         std::vector<double> critical_s(tl.rows.size(), 0.0);
         for (size_t r = 0; r < tl.rows.size(); ++r)
-            for (const auto& [a, b] : d.critical[r])
-                critical_s[r] += b - a;
+            for (const auto& intervals : d.critical[r])
+                for (const auto& [a, b] : intervals)
+                    critical_s[r] += b - a;
         for (size_t r = 0; r < tl.rows.size(); ++r) {
             const int s = tl.rows[r].stage;
             if (s < 0 || s >= stages)
@@ -1797,10 +1825,9 @@ void GanttView::updateCaption() {
         return;
     }
     const Timeline& tl = *d.timeline;
+    // One step time: the simulated one, which the chart draws. Its breakdown and evaluate()'s
+    // are the same accounting; how close the closed form comes is in the tooltip.
     QString text = tr("Simulated step %1").arg(formatDuration(tl.step_time_s));
-    if (d.report_step_s > 0 &&
-        std::fabs(tl.step_time_s - d.report_step_s) > 0.005 * d.report_step_s)
-        text += tr(" (evaluate %1, dashed)").arg(formatDuration(d.report_step_s));
     const auto count = [](int n, const QString& one, const QString& many) {
         return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
     };
@@ -1809,9 +1836,16 @@ void GanttView::updateCaption() {
                      count(tl.lanes, tr("token stream"), tr("token streams")),
                      count(tl.micro_batches, tr("micro-batch"), tr("micro-batches")));
     caption_->setText(text);
-    caption_->setToolTip(
+    QString tip =
         text + QStringLiteral("\n") +
-        tr("%1 spans simulated").arg(QLocale().toString(static_cast<qulonglong>(tl.spanCount()))));
+        tr("%1 spans simulated").arg(QLocale().toString(static_cast<qulonglong>(tl.spanCount())));
+    if (d.report_step_s > 0 && tl.step_time_s > 0)
+        tip += QStringLiteral("\n") +
+               tr("evaluate()'s closed form: %1 (%2% from the simulation); both break the step "
+                  "down the same way")
+                   .arg(formatDuration(d.report_step_s))
+                   .arg((d.report_step_s / tl.step_time_s - 1) * 100, 0, 'f', 1);
+    caption_->setToolTip(tip);
 }
 
 QString GanttView::exportTo(const QString& path) {

@@ -430,8 +430,9 @@ void MainWindow::createStatusBar() {
         return label;
     };
     step_label_ = make(QStringLiteral("stepLabel"),
-                       tr("Training step time on the critical path (slowest stage x micro-batches "
-                          "+ pipeline bubble + exposed data-parallel sync + optimizer)"));
+                       tr("Training step time (slowest stage x micro-batches + pipeline bubble + "
+                          "exposed sends and gradient sync + optimizer; the step timeline's "
+                          "simulation breaks it down the same way)"));
     throughput_label_ =
         make(QStringLiteral("throughputLabel"), tr("Tokens per second, whole cluster and per GPU"));
     mfu_label_ = make(QStringLiteral("mfuLabel"),

@@ -7,7 +7,9 @@
 // GPU rows show the GPU's own schedule (its expert GEMMs at its own load, then "wait" for its
 // EP group's hottest GPU). Zoom and pan on time; spans narrower than a pixel fold into a band
 // whose colours show what the folded time was spent on and whose height shows how busy it was;
-// the critical path is drawn as a bar above the spans it runs through.
+// the critical path outlines the spans it runs through (in the text colour, no fill: no span
+// colour can pass for it) with a dashed connector where it moves to another stage. The header
+// shows one step time, the simulated one the chart draws.
 
 #include "moe/timeline.h"
 #include "moe_widgets/report_view.h"
