@@ -178,7 +178,7 @@ std::string badFigure(const Report& r) {
     return bad;
 }
 
-/// Time of one layer's grouped expert GEMM on the hand scenario's rates (evaluate.cpp's
+/// Time of one layer's grouped expert GEMM on the hand scenario's rates (step_costs.cpp's
 /// roofline): tokens over 2 experts per rank; compute 6*h*f FLOPs per slot at the GEMM rate
 /// times the small-GEMM efficiency t/(t+128) for t tokens per expert; memory streams 2 experts'
 /// bf16 weights (3*h*f*2 B each) plus 2*(3h+3f) + 2*h*4 = 20,480 B per slot (permute passes).

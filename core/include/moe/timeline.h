@@ -1,9 +1,10 @@
 #pragma once
 // The step timeline: an event simulation of one training step over the placed layout, for the
-// Gantt chart and trace exports. Every duration comes from the performance model (evaluate.h:
-// StageResult::times, Report::moe_costs), so the timeline and the report never disagree about
-// what an operation costs; they differ only where the report uses closed forms for the schedule
-// (bubble, overlap windows), which the simulation replaces with the actual dependencies.
+// Gantt chart and trace exports. Every duration comes from the one cost model (step_costs.h,
+// the report's Report::costs), so the timeline and the report never disagree about what an
+// operation costs; where the report uses closed forms for the schedule (bubble, overlap,
+// bucketed sync), the simulation follows the actual dependencies, and Timeline::breakdown
+// measures the step in the report's items so the two can be compared item by item.
 //
 // What is simulated, per GPU: a compute stream and communication streams (scale-up, scale-out,
 // and the gradient sync, which NCCL runs on its own communicator), each a FIFO of operations.
