@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "import_export.h"
 #include "report_text.h"
 #include "search_text.h"
 #include "text_table.h"
@@ -323,7 +324,7 @@ std::string toolHelp() {
     std::string text = kToolHelp;
     for (const Command& c : commands())
         text += "  " + std::string(c.synopsis) + "\n";
-    return text + kToolHelpFooter;
+    return text + importExportSynopses() + kToolHelpFooter;
 }
 
 std::string commandHelp(const Command& c) {
@@ -443,6 +444,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     const std::string& name = args[0];
     if (name == "--help" || name == "-h" || name == "help") {
         if (name == "help" && args.size() > 1) {
+            if (const std::optional<std::string> help = importExportHelp(args[1])) {
+                out << *help;
+                return kExitOk;
+            }
             for (const Command& c : commands()) {
                 if (args[1] == c.name) {
                     out << commandHelp(c);
@@ -455,6 +460,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         out << toolHelp();
         return kExitOk;
     }
+    if (const std::optional<int> status = runImportExport(args, out, err))
+        return *status;
     for (const Command& c : commands()) {
         if (name != c.name)
             continue;

@@ -1,0 +1,319 @@
+#include "import_export.h"
+
+#include "cli.h"
+
+#include "moe/catalog.h"
+#include "moe/io/megatron_args.h"
+#include "moe/scenario_io.h"
+#include "moe/text_file.h"
+
+#include <charconv>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <ostream>
+
+namespace moe::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Args {
+    std::vector<std::string> positional;
+    std::string output;  ///< -o
+    std::string cluster; ///< --cluster BASE.yaml
+    std::string gpu;     ///< --gpu PRESET
+    int nodes = 0;       ///< --nodes N
+    std::string format;  ///< --format
+    std::map<std::string, std::string> vars;
+    std::vector<std::string> overrides;
+    bool help = false;
+};
+
+struct Format {
+    const char* name;
+    const char* synopsis;
+    const char* help;
+    int min_positional; ///< after the format name
+    int max_positional;
+    std::function<int(const Args&, std::ostream&, std::ostream&)> run;
+};
+
+/// Parses the options shared by import and export; returns a usage problem or "".
+std::string parseArgs(const std::vector<std::string>& in, Args& a) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const std::string& s = in[i];
+        auto value = [&](std::string& into) -> std::string {
+            if (i + 1 >= in.size())
+                return s + " needs a value";
+            into = in[++i];
+            return {};
+        };
+        std::string problem;
+        if (s == "--help" || s == "-h") {
+            a.help = true;
+        } else if (s == "-o" || s == "--output") {
+            problem = value(a.output);
+        } else if (s == "--cluster") {
+            problem = value(a.cluster);
+        } else if (s == "--gpu") {
+            problem = value(a.gpu);
+        } else if (s == "--format") {
+            problem = value(a.format);
+        } else if (s == "--nodes") {
+            std::string text;
+            problem = value(text);
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), a.nodes);
+            if (problem.empty() &&
+                (ec != std::errc() || end != text.data() + text.size() || a.nodes < 1))
+                problem = "--nodes needs a whole number of at least 1, got '" + text + "'";
+        } else if (s == "--var") {
+            std::string text;
+            problem = value(text);
+            const std::size_t eq = text.find('=');
+            if (problem.empty() && (eq == std::string::npos || eq == 0))
+                problem = "--var needs NAME=VALUE, got '" + text + "'";
+            else if (problem.empty())
+                a.vars[text.substr(0, eq)] = text.substr(eq + 1);
+        } else if (s == "--set") {
+            std::string text;
+            problem = value(text);
+            a.overrides.push_back(text);
+        } else if (s.size() > 1 && s[0] == '-' && s != "-") {
+            problem = "unknown option '" + s + "'";
+        } else {
+            a.positional.push_back(s);
+        }
+        if (!problem.empty())
+            return problem;
+    }
+    return {};
+}
+
+std::optional<Scenario> loadScenario(const std::string& path, const std::vector<std::string>& sets,
+                                     std::ostream& err) {
+    const LoadResult loaded =
+        path.empty()
+            ? loadScenarioTextWithOverrides(defaultScenarioYaml(), "<built-in default>", ".", sets)
+            : loadScenarioWithOverrides(path, sets);
+    for (const Diagnostic& d : loaded.diagnostics)
+        err << d.format() << "\n";
+    return loaded.scenario;
+}
+
+/// Writes `text` to `path` atomically, or to `out` when path is "-".
+bool writeOutput(const std::string& path, const std::string& text, std::ostream& out,
+                 std::ostream& err, const char* command) {
+    if (path == "-") {
+        out << text;
+        return true;
+    }
+    const std::string problem = writeTextFileAtomically(path, text);
+    if (!problem.empty()) {
+        err << "moe-plan " << command << ": cannot write " << path << ": " << problem << "\n";
+        return false;
+    }
+    return true;
+}
+
+/// Saves an imported scenario to -o, or prints it; the summary goes where the YAML does not.
+int finishImport(const Scenario& scenario, const std::string& summary, const Args& a,
+                 std::ostream& out, std::ostream& err) {
+    if (a.output.empty() || a.output == "-") {
+        err << summary;
+        out << toYaml(scenario);
+        return kExitOk;
+    }
+    const std::string problem = saveScenarioFile(scenario, a.output);
+    if (!problem.empty()) {
+        err << "moe-plan import: cannot write " << a.output << ": " << problem << "\n";
+        return kExitBadInput;
+    }
+    out << summary << "Scenario written to " << a.output << "\n";
+    return kExitOk;
+}
+
+bool readInput(const std::string& path, std::string& text, std::ostream& err) {
+    const std::string problem = readTextFile(path, text);
+    if (!problem.empty())
+        err << path << ": error: cannot read file: " << problem << "\n";
+    return problem.empty();
+}
+
+// import megatron -----------------------------------------------------------------------------
+
+int importMegatron(const Args& a, std::ostream& out, std::ostream& err) {
+    const std::string& file = a.positional[0];
+    if (!a.cluster.empty() && !a.gpu.empty()) {
+        err << "moe-plan import megatron: give --cluster or --gpu, not both\n";
+        return kExitUsage;
+    }
+    if (a.cluster.empty() && a.gpu.empty()) {
+        err << "moe-plan import megatron: the arguments do not say which cluster: pass --cluster "
+               "SCENARIO.yaml or --gpu PRESET --nodes N\n";
+        return kExitUsage;
+    }
+    if (!a.gpu.empty() && !builtinCatalog().findGpu(a.gpu)) {
+        err << "moe-plan import megatron: unknown GPU preset '" << a.gpu
+            << "' (moe-plan catalog lists them)\n";
+        return kExitUsage;
+    }
+    io::MegatronImportOptions options;
+    options.file_label = file;
+    options.vars = a.vars;
+    options.overrides = a.overrides;
+    options.gpu_preset = a.gpu;
+    options.nodes = a.nodes;
+    if (!a.cluster.empty()) {
+        const std::optional<Scenario> base = loadScenario(a.cluster, {}, err);
+        if (!base)
+            return kExitBadInput;
+        options.base = *base;
+        options.base_dir = fs::path(a.cluster).parent_path().string();
+        if (options.base_dir.empty())
+            options.base_dir = ".";
+    } else {
+        options.base = defaultScenario();
+    }
+    std::string text;
+    if (!readInput(file, text, err))
+        return kExitBadInput;
+    const io::MegatronImport result = io::importMegatronArgs(text, options);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    if (!result.ok()) {
+        err << io::describeImport(result);
+        return kExitBadInput;
+    }
+    return finishImport(*result.scenario, "Imported " + file + "\n" + io::describeImport(result), a,
+                        out, err);
+}
+
+// export megatron -----------------------------------------------------------------------------
+
+int exportMegatron(const Args& a, std::ostream& out, std::ostream& err) {
+    if (!a.format.empty() && a.format != "megatron" && a.format != "nemo") {
+        err << "moe-plan export megatron: --format is megatron (the argument arrays) or nemo "
+               "(a NeMo 2.0 recipe snippet), got '"
+            << a.format << "'\n";
+        return kExitUsage;
+    }
+    const std::optional<Scenario> scenario =
+        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    const std::string text =
+        a.format == "nemo" ? io::exportNemoRecipe(*scenario) : io::exportMegatronArgs(*scenario);
+    if (!writeOutput(a.positional[0], text, out, err, "export"))
+        return kExitBadInput;
+    if (a.positional[0] != "-")
+        out << "Wrote "
+            << (a.format == "nemo" ? "the NeMo 2.0 recipe" : "the Megatron-Core arguments")
+            << " for " << scenario->name << " to " << a.positional[0] << "\n";
+    return kExitOk;
+}
+
+const std::vector<Format>& importFormats() {
+    static const std::vector<Format> formats = {
+        {"megatron",
+         "import megatron ARGS_FILE (--cluster SCENARIO.yaml | --gpu PRESET [--nodes N]) "
+         "[--var NAME=VALUE ...] [--set key=value ...] [-o OUT.yaml]",
+         "Reads a Megatron-LM / Megatron-Core command line, launch script (argument arrays,\n"
+         "strings, continuations, comments, variables set in the script) or ModelZoo YAML of\n"
+         "'--flag: value' lines and writes the scenario it describes. Every flag is reported as\n"
+         "mapped (with the fields it sets), recognized but not modelled yet, without effect on\n"
+         "the estimate, or unknown. The cluster comes from --cluster (a scenario file; its\n"
+         "routing and economics are kept too) or from a GPU preset's node shape with --nodes\n"
+         "(default: torchrun's --nnodes in the file).\n"
+         "  --var NAME=VALUE   set a shell variable the file uses but does not set (wins over\n"
+         "                     the script's own assignment)\n"
+         "  --set key=value    override a field of the result (e.g. model.vocab=129280)\n"
+         "  -o OUT.yaml        write the scenario (atomically); without it, YAML to stdout",
+         1, 1, importMegatron},
+    };
+    return formats;
+}
+
+const std::vector<Format>& exportFormats() {
+    static const std::vector<Format> formats = {
+        {"megatron",
+         "export megatron OUT.sh|- [SCENARIO.yaml] [--format nemo] [--set key=value ...]",
+         "Writes the Megatron-Core argument arrays of the scenario (the built-in default without\n"
+         "SCENARIO.yaml), with '# moe-plan:' annotations for what Megatron has no argument for,\n"
+         "so 'moe-plan import megatron' reads the same scenario back. --format nemo writes a\n"
+         "NeMo 2.0 recipe snippet (Python) instead. '-' writes to stdout.",
+         1, 2, exportMegatron},
+    };
+    return formats;
+}
+
+std::string commandHelp(const std::string& command) {
+    const std::vector<Format>& formats = command == "import" ? importFormats() : exportFormats();
+    std::string text = "Usage:\n";
+    for (const Format& f : formats)
+        text += "  moe-plan " + std::string(f.synopsis) + "\n";
+    for (const Format& f : formats)
+        text += "\n" + std::string(command) + " " + f.name + ":\n" + f.help + "\n";
+    text += "\nExit status: 0 success, 1 bad input (nothing is written), 2 usage error.\n";
+    return text;
+}
+
+} // namespace
+
+std::optional<int> runImportExport(const std::vector<std::string>& args, std::ostream& out,
+                                   std::ostream& err) {
+    if (args.empty() || (args[0] != "import" && args[0] != "export"))
+        return std::nullopt;
+    const std::string& command = args[0];
+    const std::vector<Format>& formats = command == "import" ? importFormats() : exportFormats();
+    Args a;
+    const std::string problem = parseArgs({args.begin() + 1, args.end()}, a);
+    if (a.help) {
+        out << commandHelp(command);
+        return kExitOk;
+    }
+    if (!problem.empty()) {
+        err << "moe-plan " << command << ": " << problem << "\n" << commandHelp(command);
+        return kExitUsage;
+    }
+    if (a.positional.empty()) {
+        err << "moe-plan " << command << ": which format?\n" << commandHelp(command);
+        return kExitUsage;
+    }
+    const std::string name = a.positional.front();
+    a.positional.erase(a.positional.begin());
+    for (const Format& f : formats) {
+        if (name != f.name)
+            continue;
+        const int n = static_cast<int>(a.positional.size());
+        if (n < f.min_positional || n > f.max_positional) {
+            err << "moe-plan " << command << " " << name
+                << ": wrong number of files\nUsage: moe-plan " << f.synopsis << "\n";
+            return kExitUsage;
+        }
+        return f.run(a, out, err);
+    }
+    std::string known;
+    for (const Format& f : formats)
+        known += (known.empty() ? "" : ", ") + std::string(f.name);
+    err << "moe-plan " << command << ": unknown format '" << name << "' (known: " << known << ")\n";
+    return kExitUsage;
+}
+
+std::string importExportSynopses() {
+    std::string text;
+    for (const Format& f : importFormats())
+        text += "  " + std::string(f.synopsis) + "\n";
+    for (const Format& f : exportFormats())
+        text += "  " + std::string(f.synopsis) + "\n";
+    return text;
+}
+
+std::optional<std::string> importExportHelp(const std::string& command) {
+    if (command != "import" && command != "export")
+        return std::nullopt;
+    return commandHelp(command);
+}
+
+} // namespace moe::cli
