@@ -4,6 +4,8 @@
 
 #include "moe/catalog.h"
 #include "moe/io/megatron_args.h"
+#include "moe/io/nccl_topo.h"
+#include "moe/io/nvidia_smi_topo.h"
 #include "moe/scenario_io.h"
 #include "moe/text_file.h"
 
@@ -26,6 +28,7 @@ struct Args {
     std::string gpu;     ///< --gpu PRESET
     int nodes = 0;       ///< --nodes N
     std::string format;  ///< --format
+    std::string nic;     ///< --nic PRESET
     std::map<std::string, std::string> vars;
     std::vector<std::string> overrides;
     bool help = false;
@@ -61,6 +64,8 @@ std::string parseArgs(const std::vector<std::string>& in, Args& a) {
             problem = value(a.gpu);
         } else if (s == "--format") {
             problem = value(a.format);
+        } else if (s == "--nic") {
+            problem = value(a.nic);
         } else if (s == "--nodes") {
             std::string text;
             problem = value(text);
@@ -190,6 +195,70 @@ int importMegatron(const Args& a, std::ostream& out, std::ostream& err) {
                         out, err);
 }
 
+// import nvidia-smi-topo / nccl-topo --------------------------------------------------------
+
+/// The base scenario of an import: --cluster FILE, else the built-in default.
+std::optional<Scenario> baseScenario(const Args& a, std::string& base_dir, std::ostream& err) {
+    base_dir = ".";
+    if (a.cluster.empty())
+        return defaultScenario();
+    base_dir = fs::path(a.cluster).parent_path().string();
+    if (base_dir.empty())
+        base_dir = ".";
+    return loadScenario(a.cluster, {}, err);
+}
+
+int importNode(const Args& a, std::ostream& out, std::ostream& err,
+               io::NodeParse (*parse)(const std::string&, const std::string&)) {
+    if (!a.gpu.empty()) {
+        err << "moe-plan import: --gpu is for megatron imports; a topology import keeps the "
+               "base scenario's GPU unless the dump names a catalog GPU\n";
+        return kExitUsage;
+    }
+    if (!a.nic.empty() && !builtinCatalog().findNic(a.nic)) {
+        err << "moe-plan import: unknown NIC preset '" << a.nic
+            << "' (moe-plan catalog lists them)\n";
+        return kExitUsage;
+    }
+    const std::string& file = a.positional[0];
+    std::string text;
+    if (!readInput(file, text, err))
+        return kExitBadInput;
+    const io::NodeParse parsed = parse(text, file);
+    for (const Diagnostic& d : parsed.diagnostics)
+        err << d.format() << "\n";
+    if (!parsed.node)
+        return kExitBadInput;
+    io::NodeImportOptions options;
+    options.file_label = file;
+    std::optional<Scenario> base = baseScenario(a, options.base_dir, err);
+    if (!base)
+        return kExitBadInput;
+    options.base = *base;
+    options.nodes = a.nodes;
+    options.nic_preset = a.nic;
+    options.overrides = a.overrides;
+    const io::NodeImport result = io::applyNodeDescription(*parsed.node, options);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    std::string summary = io::describeNode(*parsed.node) + "Cluster fields:\n";
+    for (const std::string& change : result.changes)
+        summary += "  " + change + "\n";
+    if (!result.scenario) {
+        err << summary;
+        return kExitBadInput;
+    }
+    return finishImport(*result.scenario, summary, a, out, err);
+}
+
+int importNvidiaSmi(const Args& a, std::ostream& out, std::ostream& err) {
+    return importNode(a, out, err, io::parseNvidiaSmiTopo);
+}
+
+int importNccl(const Args& a, std::ostream& out, std::ostream& err) {
+    return importNode(a, out, err, io::parseNcclTopo);
+}
+
 // export megatron -----------------------------------------------------------------------------
 
 int exportMegatron(const Args& a, std::ostream& out, std::ostream& err) {
@@ -231,6 +300,25 @@ const std::vector<Format>& importFormats() {
          "  --set key=value    override a field of the result (e.g. model.vocab=129280)\n"
          "  -o OUT.yaml        write the scenario (atomically); without it, YAML to stdout",
          1, 1, importMegatron},
+        {"nvidia-smi-topo",
+         "import nvidia-smi-topo FILE [--cluster SCENARIO.yaml] [--nodes N] [--nic PRESET] "
+         "[--set key=value ...] [-o OUT.yaml]",
+         "Reads the output of 'nvidia-smi topo -m' (the GPU/NIC matrix and its NIC legend) and\n"
+         "writes the base scenario (--cluster, else the built-in default) with its node\n"
+         "replaced: GPUs per node, NVLink bandwidth (NV# links x the GPU's NVLink generation),\n"
+         "and one rail per NIC that is next to a GPU (PIX/PXB/PHB). The matrix names neither\n"
+         "the GPU model nor NIC speeds: they stay the base's, or --nic PRESET. The GPU count is\n"
+         "kept (nodes = GPUs / GPUs per node) unless --nodes N.",
+         1, 1, importNvidiaSmi},
+        {"nccl-topo",
+         "import nccl-topo FILE.xml [--cluster SCENARIO.yaml] [--nodes N] [--nic PRESET] "
+         "[--set key=value ...] [-o OUT.yaml]",
+         "Reads NCCL's topology dump (NCCL_TOPO_DUMP_FILE=FILE.xml) and writes the base\n"
+         "scenario with its node replaced, as for nvidia-smi-topo, and more: the GPU preset\n"
+         "from the PCI device id when the catalog has it, the NVLink generation from the\n"
+         "compute capability, NIC speeds (which pick the NIC preset) and, for Grace-Blackwell\n"
+         "trays, a rack-wide NVLink domain.",
+         1, 1, importNccl},
     };
     return formats;
 }
