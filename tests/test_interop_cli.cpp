@@ -162,6 +162,37 @@ private slots:
         QVERIFY(smi.out.startsWith("# MoE Planner scenario."));
         QVERIFY(smi.err.contains("12 links per GPU"));
     }
+
+    void peersThroughTheCli() {
+        QTemporaryDir dir;
+        const QString calc = dir.filePath("calc");
+        Run r = moePlan({"export", "calculon", calc, sample("dense-70b-64xh100.yaml")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("What Calculon cannot express:"));
+        for (const char* f : {"model.json", "execution.json", "system.json"})
+            QVERIFY(QFile::exists(calc + "/" + f));
+        const QString back = dir.filePath("back.yaml");
+        r = moePlan({"import", "calculon", calc, "--cluster", sample("dense-70b-64xh100.yaml"),
+                     "-o", back});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(moe::loadScenarioFile(back.toStdString()).ok());
+        // The three files named one by one, Calculon's own example.
+        r = moePlan({"import", "calculon", data("calculon/megatron-1T.json"),
+                     data("calculon/3072_t4_p64_d12_mbs4_full.json"),
+                     data("calculon/a100_80g.json"), "-o", dir.filePath("1t.yaml")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+
+        const QString astra = dir.filePath("astra");
+        r = moePlan({"export", "astra-sim", astra});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(readAll(astra + "/network.yml").contains("npus_count: [ 8, 8 ]"));
+        QVERIFY(r.out.contains("--network-configuration=" + astra + "/network.yml"));
+
+        const QString drawio = dir.filePath("t.drawio");
+        r = moePlan({"export", "drawio", drawio, sample("mixtral-8x7b-32xh100.yaml")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(readAll(drawio).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mxfile"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInteropCli)

@@ -3,6 +3,9 @@
 #include "cli.h"
 
 #include "moe/catalog.h"
+#include "moe/io/astra_sim.h"
+#include "moe/io/calculon.h"
+#include "moe/io/drawio.h"
 #include "moe/io/megatron_args.h"
 #include "moe/io/nccl_topo.h"
 #include "moe/io/nvidia_smi_topo.h"
@@ -259,6 +262,144 @@ int importNccl(const Args& a, std::ostream& out, std::ostream& err) {
     return importNode(a, out, err, io::parseNcclTopo);
 }
 
+// import / export calculon -------------------------------------------------------------------
+
+/// Calculon's three files: DIR/{model,execution,system}.json, or the three paths in that order.
+std::vector<std::string> calculonPaths(const std::vector<std::string>& positional) {
+    if (positional.size() == 3)
+        return positional;
+    const fs::path dir = positional[0];
+    return {(dir / "model.json").string(), (dir / "execution.json").string(),
+            (dir / "system.json").string()};
+}
+
+int importCalculon(const Args& a, std::ostream& out, std::ostream& err) {
+    if (a.positional.size() == 2) {
+        err << "moe-plan import calculon: give a directory or the three files (model, execution, "
+               "system)\n";
+        return kExitUsage;
+    }
+    const std::vector<std::string> paths = calculonPaths(a.positional);
+    std::string texts[3];
+    for (int i = 0; i < 3; ++i)
+        if (!readInput(paths[static_cast<std::size_t>(i)], texts[i], err))
+            return kExitBadInput;
+    io::CalculonImportOptions options;
+    options.model_label = paths[0];
+    options.execution_label = paths[1];
+    options.system_label = paths[2];
+    const std::optional<Scenario> base = baseScenario(a, options.base_dir, err);
+    if (!base)
+        return kExitBadInput;
+    options.base = *base;
+    options.overrides = a.overrides;
+    const io::CalculonImport result = io::importCalculon(texts[0], texts[1], texts[2], options);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    std::string summary =
+        "Imported Calculon's " + paths[0] + ", " + paths[1] + ", " + paths[2] + "\n";
+    for (const std::string& n : result.notes)
+        summary += "  " + n + "\n";
+    if (!result.scenario) {
+        err << summary;
+        return kExitBadInput;
+    }
+    return finishImport(*result.scenario, summary, a, out, err);
+}
+
+/// Writes each (name, text) into DIR (created when missing), atomically.
+bool writeDirectory(const std::string& dir,
+                    const std::vector<std::pair<std::string, std::string>>& files,
+                    std::ostream& err) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        err << "moe-plan export: cannot create " << dir << ": " << ec.message() << "\n";
+        return false;
+    }
+    for (const auto& [name, text] : files) {
+        const std::string path = (fs::path(dir) / name).string();
+        const std::string problem = writeTextFileAtomically(path, text);
+        if (!problem.empty()) {
+            err << "moe-plan export: cannot write " << path << ": " << problem << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+int exportCalculon(const Args& a, std::ostream& out, std::ostream& err) {
+    const std::optional<Scenario> scenario =
+        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    const io::CalculonExport result = io::exportCalculon(*scenario);
+    for (const Diagnostic& d : result.diagnostics)
+        err << "moe-plan export calculon: " << d.message << "\n";
+    if (!result.files)
+        return kExitBadInput;
+    const std::string& dir = a.positional[0];
+    if (!writeDirectory(dir,
+                        {{"model.json", result.files->model_json},
+                         {"execution.json", result.files->execution_json},
+                         {"system.json", result.files->system_json}},
+                        err))
+        return kExitBadInput;
+    out << "Wrote Calculon's model.json, execution.json and system.json for " << scenario->name
+        << " to " << dir << "\nRun: calculon llm " << (fs::path(dir) / "model.json").string() << " "
+        << (fs::path(dir) / "execution.json").string() << " "
+        << (fs::path(dir) / "system.json").string() << " -\nWhat Calculon cannot express:\n";
+    for (const std::string& n : result.files->notes)
+        out << "  " << n << "\n";
+    return kExitOk;
+}
+
+// export astra-sim / drawio --------------------------------------------------------------------
+
+int exportAstraSim(const Args& a, std::ostream& out, std::ostream& err) {
+    const std::optional<Scenario> scenario =
+        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    const io::AstraSimExport result = io::exportAstraSim(*scenario);
+    for (const Diagnostic& d : result.diagnostics)
+        err << "moe-plan export astra-sim: " << d.message << "\n";
+    if (!result.files)
+        return kExitBadInput;
+    const std::string& dir = a.positional[0];
+    if (!writeDirectory(dir,
+                        {{"network.yml", result.files->network_yaml},
+                         {"system.json", result.files->system_json},
+                         {"remote_memory.json", result.files->remote_memory_json}},
+                        err))
+        return kExitBadInput;
+    const fs::path d = dir;
+    out << "Wrote ASTRA-sim's network.yml, system.json and remote_memory.json for "
+        << scenario->name << " to " << dir
+        << "\nRun (with Chakra traces of the workload):\n  AstraSim_Analytical_Congestion_Aware "
+           "--workload-configuration=TRACE_PREFIX --system-configuration="
+        << (d / "system.json").string()
+        << " --remote-memory-configuration=" << (d / "remote_memory.json").string()
+        << " --network-configuration=" << (d / "network.yml").string()
+        << "\nWhat ASTRA-sim's inputs do not carry:\n";
+    for (const std::string& n : result.files->notes)
+        out << "  " << n << "\n";
+    return kExitOk;
+}
+
+int exportDrawio(const Args& a, std::ostream& out, std::ostream& err) {
+    const std::optional<Scenario> scenario =
+        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
+    if (!scenario)
+        return kExitBadInput;
+    if (!writeOutput(a.positional[0], io::exportDrawio(*scenario), out, err, "export"))
+        return kExitBadInput;
+    if (a.positional[0] != "-")
+        out << "Wrote the draw.io diagram of " << scenario->name << "'s "
+            << scenario->cluster.gpuCount() << " GPUs to " << a.positional[0] << "\n";
+    return kExitOk;
+}
+
 // export megatron -----------------------------------------------------------------------------
 
 int exportMegatron(const Args& a, std::ostream& out, std::ostream& err) {
@@ -319,6 +460,16 @@ const std::vector<Format>& importFormats() {
          "compute capability, NIC speeds (which pick the NIC preset) and, for Grace-Blackwell\n"
          "trays, a rack-wide NVLink domain.",
          1, 1, importNccl},
+        {"calculon",
+         "import calculon DIR | MODEL.json EXECUTION.json SYSTEM.json [--cluster SCENARIO.yaml] "
+         "[--set key=value ...] [-o OUT.yaml]",
+         "Reads Calculon's application (model), execution and system JSON (DIR/model.json,\n"
+         "execution.json, system.json, or the three files) into a dense scenario: Calculon's\n"
+         "2-matrix MLP of width ff becomes a SwiGLU FFN of 2/3 ff, TP/PP/DP, batch, recompute,\n"
+         "interleaving and optimizer sharding carry over, and the system's TFLOPS, HBM and\n"
+         "network tiers reshape the base cluster (--cluster, else the built-in default), whose\n"
+         "vocabulary, routing and economics are kept.",
+         1, 3, importCalculon},
     };
     return formats;
 }
@@ -332,6 +483,25 @@ const std::vector<Format>& exportFormats() {
          "so 'moe-plan import megatron' reads the same scenario back. --format nemo writes a\n"
          "NeMo 2.0 recipe snippet (Python) instead. '-' writes to stdout.",
          1, 2, exportMegatron},
+        {"calculon", "export calculon DIR [SCENARIO.yaml] [--set key=value ...]",
+         "Writes Calculon's model.json, execution.json and system.json to DIR for\n"
+         "'calculon llm DIR/model.json DIR/execution.json DIR/system.json OUT.json': the dense\n"
+         "part of the scenario (a MoE layer becomes the MLP one token runs through), its\n"
+         "layout on Calculon's two network tiers, and its hardware with Calculon's own\n"
+         "efficiency calibration. Prints what Calculon cannot express.",
+         1, 2, exportCalculon},
+        {"astra-sim", "export astra-sim DIR [SCENARIO.yaml] [--set key=value ...]",
+         "Writes ASTRA-sim 2.0's analytical network (network.yml: one Switch dimension for the\n"
+         "NVLink domain, one for the scale-out fabric, with bandwidth in GB/s and latency in ns),\n"
+         "system.json (collective algorithms per dimension, the GPU's roofline) and\n"
+         "remote_memory.json to DIR. The workload itself (Chakra traces) is not written.",
+         1, 2, exportAstraSim},
+        {"drawio", "export drawio OUT.drawio|- [SCENARIO.yaml] [--set key=value ...]",
+         "Writes the cluster's hardware graph as a draw.io diagram (mxGraph XML): racks and\n"
+         "nodes as containers, GPUs, NICs, NVLink, leaf and spine switches, and every link as a\n"
+         "connector with its bandwidth. Clusters over 512 GPUs draw each node as one GPU box and\n"
+         "one NIC box. moe-planner --export DIR writes the same file as topology.drawio.",
+         1, 2, exportDrawio},
     };
     return formats;
 }
