@@ -186,7 +186,8 @@ private slots:
         r = moePlan({"export", "astra-sim", astra});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(readAll(astra + "/network.yml").contains("npus_count: [ 8, 8 ]"));
-        QVERIFY(r.out.contains("--network-configuration=" + astra + "/network.yml"));
+        QVERIFY(r.out.contains("--network-configuration=network.yml"));
+        QVERIFY(r.out.contains(") to " + astra + "\n"));
 
         const QString drawio = dir.filePath("t.drawio");
         r = moePlan({"export", "drawio", drawio, sample("mixtral-8x7b-32xh100.yaml")});

@@ -3,14 +3,8 @@
 #include "cli.h"
 
 #include "moe/catalog.h"
-#include "moe/io/astra_sim.h"
-#include "moe/io/calculon.h"
-#include "moe/io/drawio.h"
-#include "moe/io/megatron_args.h"
-#include "moe/io/nccl_topo.h"
-#include "moe/io/nvidia_smi_topo.h"
+#include "moe/io/interop.h"
 #include "moe/scenario_io.h"
-#include "moe/text_file.h"
 
 #include <charconv>
 #include <filesystem>
@@ -110,297 +104,115 @@ std::optional<Scenario> loadScenario(const std::string& path, const std::vector<
     return loaded.scenario;
 }
 
-/// Writes `text` to `path` atomically, or to `out` when path is "-".
-bool writeOutput(const std::string& path, const std::string& text, std::ostream& out,
-                 std::ostream& err, const char* command) {
-    if (path == "-") {
-        out << text;
-        return true;
-    }
-    const std::string problem = writeTextFileAtomically(path, text);
-    if (!problem.empty()) {
-        err << "moe-plan " << command << ": cannot write " << path << ": " << problem << "\n";
-        return false;
-    }
-    return true;
-}
+// import ---------------------------------------------------------------------------------------
 
-/// Saves an imported scenario to -o, or prints it; the summary goes where the YAML does not.
-int finishImport(const Scenario& scenario, const std::string& summary, const Args& a,
-                 std::ostream& out, std::ostream& err) {
-    if (a.output.empty() || a.output == "-") {
-        err << summary;
-        out << toYaml(scenario);
-        return kExitOk;
-    }
-    const std::string problem = saveScenarioFile(scenario, a.output);
-    if (!problem.empty()) {
-        err << "moe-plan import: cannot write " << a.output << ": " << problem << "\n";
-        return kExitBadInput;
-    }
-    out << summary << "Scenario written to " << a.output << "\n";
-    return kExitOk;
-}
-
-bool readInput(const std::string& path, std::string& text, std::ostream& err) {
-    const std::string problem = readTextFile(path, text);
-    if (!problem.empty())
-        err << path << ": error: cannot read file: " << problem << "\n";
-    return problem.empty();
-}
-
-// import megatron -----------------------------------------------------------------------------
-
-int importMegatron(const Args& a, std::ostream& out, std::ostream& err) {
-    const std::string& file = a.positional[0];
-    if (!a.cluster.empty() && !a.gpu.empty()) {
-        err << "moe-plan import megatron: give --cluster or --gpu, not both\n";
+int runImport(io::ImportFormat format, const Args& a, std::ostream& out, std::ostream& err) {
+    const std::string command = std::string("moe-plan import ") + io::toString(format);
+    const bool megatron = format == io::ImportFormat::megatron;
+    const bool topology =
+        format == io::ImportFormat::nvidia_smi_topo || format == io::ImportFormat::nccl_topo;
+    if (megatron && !a.cluster.empty() && !a.gpu.empty()) {
+        err << command << ": give --cluster or --gpu, not both\n";
         return kExitUsage;
     }
-    if (a.cluster.empty() && a.gpu.empty()) {
-        err << "moe-plan import megatron: the arguments do not say which cluster: pass --cluster "
-               "SCENARIO.yaml or --gpu PRESET --nodes N\n";
+    if (megatron && a.cluster.empty() && a.gpu.empty()) {
+        err << command
+            << ": the arguments do not say which cluster: pass --cluster SCENARIO.yaml "
+               "or --gpu PRESET --nodes N\n";
+        return kExitUsage;
+    }
+    if (!megatron && (!a.gpu.empty() || !a.vars.empty())) {
+        err << command << ": --gpu and --var are for megatron imports\n";
+        return kExitUsage;
+    }
+    if (!topology && !a.nic.empty()) {
+        err << command << ": --nic is for topology imports\n";
+        return kExitUsage;
+    }
+    if (format == io::ImportFormat::calculon && a.positional.size() == 2) {
+        err << command << ": give a directory or the three files (model, execution, system)\n";
         return kExitUsage;
     }
     if (!a.gpu.empty() && !builtinCatalog().findGpu(a.gpu)) {
-        err << "moe-plan import megatron: unknown GPU preset '" << a.gpu
-            << "' (moe-plan catalog lists them)\n";
-        return kExitUsage;
-    }
-    io::MegatronImportOptions options;
-    options.file_label = file;
-    options.vars = a.vars;
-    options.overrides = a.overrides;
-    options.gpu_preset = a.gpu;
-    options.nodes = a.nodes;
-    if (!a.cluster.empty()) {
-        const std::optional<Scenario> base = loadScenario(a.cluster, {}, err);
-        if (!base)
-            return kExitBadInput;
-        options.base = *base;
-        options.base_dir = fs::path(a.cluster).parent_path().string();
-        if (options.base_dir.empty())
-            options.base_dir = ".";
-    } else {
-        options.base = defaultScenario();
-    }
-    std::string text;
-    if (!readInput(file, text, err))
-        return kExitBadInput;
-    const io::MegatronImport result = io::importMegatronArgs(text, options);
-    for (const Diagnostic& d : result.diagnostics)
-        err << d.format() << "\n";
-    if (!result.ok()) {
-        err << io::describeImport(result);
-        return kExitBadInput;
-    }
-    return finishImport(*result.scenario, "Imported " + file + "\n" + io::describeImport(result), a,
-                        out, err);
-}
-
-// import nvidia-smi-topo / nccl-topo --------------------------------------------------------
-
-/// The base scenario of an import: --cluster FILE, else the built-in default.
-std::optional<Scenario> baseScenario(const Args& a, std::string& base_dir, std::ostream& err) {
-    base_dir = ".";
-    if (a.cluster.empty())
-        return defaultScenario();
-    base_dir = fs::path(a.cluster).parent_path().string();
-    if (base_dir.empty())
-        base_dir = ".";
-    return loadScenario(a.cluster, {}, err);
-}
-
-int importNode(const Args& a, std::ostream& out, std::ostream& err,
-               io::NodeParse (*parse)(const std::string&, const std::string&)) {
-    if (!a.gpu.empty()) {
-        err << "moe-plan import: --gpu is for megatron imports; a topology import keeps the "
-               "base scenario's GPU unless the dump names a catalog GPU\n";
+        err << command << ": unknown GPU preset '" << a.gpu << "' (moe-plan catalog lists them)\n";
         return kExitUsage;
     }
     if (!a.nic.empty() && !builtinCatalog().findNic(a.nic)) {
-        err << "moe-plan import: unknown NIC preset '" << a.nic
-            << "' (moe-plan catalog lists them)\n";
+        err << command << ": unknown NIC preset '" << a.nic << "' (moe-plan catalog lists them)\n";
         return kExitUsage;
     }
-    const std::string& file = a.positional[0];
-    std::string text;
-    if (!readInput(file, text, err))
-        return kExitBadInput;
-    const io::NodeParse parsed = parse(text, file);
-    for (const Diagnostic& d : parsed.diagnostics)
-        err << d.format() << "\n";
-    if (!parsed.node)
-        return kExitBadInput;
-    io::NodeImportOptions options;
-    options.file_label = file;
-    std::optional<Scenario> base = baseScenario(a, options.base_dir, err);
-    if (!base)
-        return kExitBadInput;
-    options.base = *base;
-    options.nodes = a.nodes;
-    options.nic_preset = a.nic;
-    options.overrides = a.overrides;
-    const io::NodeImport result = io::applyNodeDescription(*parsed.node, options);
-    for (const Diagnostic& d : result.diagnostics)
-        err << d.format() << "\n";
-    std::string summary = io::describeNode(*parsed.node) + "Cluster fields:\n";
-    for (const std::string& change : result.changes)
-        summary += "  " + change + "\n";
-    if (!result.scenario) {
-        err << summary;
-        return kExitBadInput;
-    }
-    return finishImport(*result.scenario, summary, a, out, err);
-}
-
-int importNvidiaSmi(const Args& a, std::ostream& out, std::ostream& err) {
-    return importNode(a, out, err, io::parseNvidiaSmiTopo);
-}
-
-int importNccl(const Args& a, std::ostream& out, std::ostream& err) {
-    return importNode(a, out, err, io::parseNcclTopo);
-}
-
-// import / export calculon -------------------------------------------------------------------
-
-/// Calculon's three files: DIR/{model,execution,system}.json, or the three paths in that order.
-std::vector<std::string> calculonPaths(const std::vector<std::string>& positional) {
-    if (positional.size() == 3)
-        return positional;
-    const fs::path dir = positional[0];
-    return {(dir / "model.json").string(), (dir / "execution.json").string(),
-            (dir / "system.json").string()};
-}
-
-int importCalculon(const Args& a, std::ostream& out, std::ostream& err) {
-    if (a.positional.size() == 2) {
-        err << "moe-plan import calculon: give a directory or the three files (model, execution, "
-               "system)\n";
-        return kExitUsage;
-    }
-    const std::vector<std::string> paths = calculonPaths(a.positional);
-    std::string texts[3];
-    for (int i = 0; i < 3; ++i)
-        if (!readInput(paths[static_cast<std::size_t>(i)], texts[i], err))
+    io::ImportRequest request;
+    request.format = format;
+    request.paths = a.positional;
+    request.gpu_preset = a.gpu;
+    request.nodes = a.nodes;
+    request.nic_preset = a.nic;
+    request.vars = a.vars;
+    request.overrides = a.overrides;
+    if (a.cluster.empty()) {
+        request.base = defaultScenario();
+    } else {
+        const std::optional<Scenario> base = loadScenario(a.cluster, {}, err);
+        if (!base)
             return kExitBadInput;
-    io::CalculonImportOptions options;
-    options.model_label = paths[0];
-    options.execution_label = paths[1];
-    options.system_label = paths[2];
-    const std::optional<Scenario> base = baseScenario(a, options.base_dir, err);
-    if (!base)
-        return kExitBadInput;
-    options.base = *base;
-    options.overrides = a.overrides;
-    const io::CalculonImport result = io::importCalculon(texts[0], texts[1], texts[2], options);
+        request.base = *base;
+        request.base_dir = fs::path(a.cluster).parent_path().string();
+        if (request.base_dir.empty())
+            request.base_dir = ".";
+    }
+    const io::ImportOutcome result = io::importFiles(request);
     for (const Diagnostic& d : result.diagnostics)
         err << d.format() << "\n";
-    std::string summary =
-        "Imported Calculon's " + paths[0] + ", " + paths[1] + ", " + paths[2] + "\n";
-    for (const std::string& n : result.notes)
-        summary += "  " + n + "\n";
     if (!result.scenario) {
-        err << summary;
+        err << result.summary;
         return kExitBadInput;
     }
-    return finishImport(*result.scenario, summary, a, out, err);
+    // The YAML goes to -o, or to stdout with the summary on stderr.
+    if (a.output.empty() || a.output == "-") {
+        err << result.summary;
+        out << toYaml(*result.scenario);
+        return kExitOk;
+    }
+    const std::string problem = saveScenarioFile(*result.scenario, a.output);
+    if (!problem.empty()) {
+        err << command << ": cannot write " << a.output << ": " << problem << "\n";
+        return kExitBadInput;
+    }
+    out << result.summary << "Scenario written to " << a.output << "\n";
+    return kExitOk;
 }
 
-/// Writes each (name, text) into DIR (created when missing), atomically.
-bool writeDirectory(const std::string& dir,
-                    const std::vector<std::pair<std::string, std::string>>& files,
-                    std::ostream& err) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) {
-        err << "moe-plan export: cannot create " << dir << ": " << ec.message() << "\n";
-        return false;
-    }
-    for (const auto& [name, text] : files) {
-        const std::string path = (fs::path(dir) / name).string();
-        const std::string problem = writeTextFileAtomically(path, text);
-        if (!problem.empty()) {
-            err << "moe-plan export: cannot write " << path << ": " << problem << "\n";
-            return false;
-        }
-    }
-    return true;
-}
+// export ---------------------------------------------------------------------------------------
 
-int exportCalculon(const Args& a, std::ostream& out, std::ostream& err) {
+int runExport(io::ExportFormat format, const Args& a, std::ostream& out, std::ostream& err) {
+    const std::string command = std::string("moe-plan export ") + io::toString(format);
     const std::optional<Scenario> scenario =
         loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
     if (!scenario)
         return kExitBadInput;
-    const io::CalculonExport result = io::exportCalculon(*scenario);
+    const io::ExportOutcome result = io::exportScenario(format, *scenario);
     for (const Diagnostic& d : result.diagnostics)
-        err << "moe-plan export calculon: " << d.message << "\n";
-    if (!result.files)
+        err << command << ": " << d.message << "\n";
+    if (result.files.empty())
         return kExitBadInput;
-    const std::string& dir = a.positional[0];
-    if (!writeDirectory(dir,
-                        {{"model.json", result.files->model_json},
-                         {"execution.json", result.files->execution_json},
-                         {"system.json", result.files->system_json}},
-                        err))
+    const std::string& path = a.positional[0];
+    if (path == "-" && !result.directory) {
+        out << result.files.front().text;
+        return kExitOk;
+    }
+    if (path == "-") {
+        err << command << ": writes a directory of files, not stdout\n";
+        return kExitUsage;
+    }
+    const std::string problem = io::writeExport(result, path);
+    if (!problem.empty()) {
+        err << command << ": " << problem << "\n";
         return kExitBadInput;
-    out << "Wrote Calculon's model.json, execution.json and system.json for " << scenario->name
-        << " to " << dir << "\nRun: calculon llm " << (fs::path(dir) / "model.json").string() << " "
-        << (fs::path(dir) / "execution.json").string() << " "
-        << (fs::path(dir) / "system.json").string() << " -\nWhat Calculon cannot express:\n";
-    for (const std::string& n : result.files->notes)
-        out << "  " << n << "\n";
+    }
+    out << "Wrote " << result.summary.substr(0, result.summary.find('\n')) << " to " << path << "\n"
+        << result.summary.substr(result.summary.find('\n') + 1);
     return kExitOk;
 }
-
-// export astra-sim / drawio --------------------------------------------------------------------
-
-int exportAstraSim(const Args& a, std::ostream& out, std::ostream& err) {
-    const std::optional<Scenario> scenario =
-        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
-    if (!scenario)
-        return kExitBadInput;
-    const io::AstraSimExport result = io::exportAstraSim(*scenario);
-    for (const Diagnostic& d : result.diagnostics)
-        err << "moe-plan export astra-sim: " << d.message << "\n";
-    if (!result.files)
-        return kExitBadInput;
-    const std::string& dir = a.positional[0];
-    if (!writeDirectory(dir,
-                        {{"network.yml", result.files->network_yaml},
-                         {"system.json", result.files->system_json},
-                         {"remote_memory.json", result.files->remote_memory_json}},
-                        err))
-        return kExitBadInput;
-    const fs::path d = dir;
-    out << "Wrote ASTRA-sim's network.yml, system.json and remote_memory.json for "
-        << scenario->name << " to " << dir
-        << "\nRun (with Chakra traces of the workload):\n  AstraSim_Analytical_Congestion_Aware "
-           "--workload-configuration=TRACE_PREFIX --system-configuration="
-        << (d / "system.json").string()
-        << " --remote-memory-configuration=" << (d / "remote_memory.json").string()
-        << " --network-configuration=" << (d / "network.yml").string()
-        << "\nWhat ASTRA-sim's inputs do not carry:\n";
-    for (const std::string& n : result.files->notes)
-        out << "  " << n << "\n";
-    return kExitOk;
-}
-
-int exportDrawio(const Args& a, std::ostream& out, std::ostream& err) {
-    const std::optional<Scenario> scenario =
-        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
-    if (!scenario)
-        return kExitBadInput;
-    if (!writeOutput(a.positional[0], io::exportDrawio(*scenario), out, err, "export"))
-        return kExitBadInput;
-    if (a.positional[0] != "-")
-        out << "Wrote the draw.io diagram of " << scenario->name << "'s "
-            << scenario->cluster.gpuCount() << " GPUs to " << a.positional[0] << "\n";
-    return kExitOk;
-}
-
-// export megatron -----------------------------------------------------------------------------
 
 int exportMegatron(const Args& a, std::ostream& out, std::ostream& err) {
     if (!a.format.empty() && a.format != "megatron" && a.format != "nemo") {
@@ -409,19 +221,20 @@ int exportMegatron(const Args& a, std::ostream& out, std::ostream& err) {
             << a.format << "'\n";
         return kExitUsage;
     }
-    const std::optional<Scenario> scenario =
-        loadScenario(a.positional.size() > 1 ? a.positional[1] : std::string(), a.overrides, err);
-    if (!scenario)
-        return kExitBadInput;
-    const std::string text =
-        a.format == "nemo" ? io::exportNemoRecipe(*scenario) : io::exportMegatronArgs(*scenario);
-    if (!writeOutput(a.positional[0], text, out, err, "export"))
-        return kExitBadInput;
-    if (a.positional[0] != "-")
-        out << "Wrote "
-            << (a.format == "nemo" ? "the NeMo 2.0 recipe" : "the Megatron-Core arguments")
-            << " for " << scenario->name << " to " << a.positional[0] << "\n";
-    return kExitOk;
+    return runExport(a.format == "nemo" ? io::ExportFormat::nemo : io::ExportFormat::megatron, a,
+                     out, err);
+}
+
+auto importAs(io::ImportFormat format) {
+    return [format](const Args& a, std::ostream& out, std::ostream& err) {
+        return runImport(format, a, out, err);
+    };
+}
+
+auto exportAs(io::ExportFormat format) {
+    return [format](const Args& a, std::ostream& out, std::ostream& err) {
+        return runExport(format, a, out, err);
+    };
 }
 
 const std::vector<Format>& importFormats() {
@@ -440,7 +253,7 @@ const std::vector<Format>& importFormats() {
          "                     the script's own assignment)\n"
          "  --set key=value    override a field of the result (e.g. model.vocab=129280)\n"
          "  -o OUT.yaml        write the scenario (atomically); without it, YAML to stdout",
-         1, 1, importMegatron},
+         1, 1, importAs(io::ImportFormat::megatron)},
         {"nvidia-smi-topo",
          "import nvidia-smi-topo FILE [--cluster SCENARIO.yaml] [--nodes N] [--nic PRESET] "
          "[--set key=value ...] [-o OUT.yaml]",
@@ -450,7 +263,7 @@ const std::vector<Format>& importFormats() {
          "and one rail per NIC that is next to a GPU (PIX/PXB/PHB). The matrix names neither\n"
          "the GPU model nor NIC speeds: they stay the base's, or --nic PRESET. The GPU count is\n"
          "kept (nodes = GPUs / GPUs per node) unless --nodes N.",
-         1, 1, importNvidiaSmi},
+         1, 1, importAs(io::ImportFormat::nvidia_smi_topo)},
         {"nccl-topo",
          "import nccl-topo FILE.xml [--cluster SCENARIO.yaml] [--nodes N] [--nic PRESET] "
          "[--set key=value ...] [-o OUT.yaml]",
@@ -459,7 +272,7 @@ const std::vector<Format>& importFormats() {
          "from the PCI device id when the catalog has it, the NVLink generation from the\n"
          "compute capability, NIC speeds (which pick the NIC preset) and, for Grace-Blackwell\n"
          "trays, a rack-wide NVLink domain.",
-         1, 1, importNccl},
+         1, 1, importAs(io::ImportFormat::nccl_topo)},
         {"calculon",
          "import calculon DIR | MODEL.json EXECUTION.json SYSTEM.json [--cluster SCENARIO.yaml] "
          "[--set key=value ...] [-o OUT.yaml]",
@@ -469,7 +282,7 @@ const std::vector<Format>& importFormats() {
          "interleaving and optimizer sharding carry over, and the system's TFLOPS, HBM and\n"
          "network tiers reshape the base cluster (--cluster, else the built-in default), whose\n"
          "vocabulary, routing and economics are kept.",
-         1, 3, importCalculon},
+         1, 3, importAs(io::ImportFormat::calculon)},
     };
     return formats;
 }
@@ -489,19 +302,19 @@ const std::vector<Format>& exportFormats() {
          "part of the scenario (a MoE layer becomes the MLP one token runs through), its\n"
          "layout on Calculon's two network tiers, and its hardware with Calculon's own\n"
          "efficiency calibration. Prints what Calculon cannot express.",
-         1, 2, exportCalculon},
+         1, 2, exportAs(io::ExportFormat::calculon)},
         {"astra-sim", "export astra-sim DIR [SCENARIO.yaml] [--set key=value ...]",
          "Writes ASTRA-sim 2.0's analytical network (network.yml: one Switch dimension for the\n"
          "NVLink domain, one for the scale-out fabric, with bandwidth in GB/s and latency in ns),\n"
          "system.json (collective algorithms per dimension, the GPU's roofline) and\n"
          "remote_memory.json to DIR. The workload itself (Chakra traces) is not written.",
-         1, 2, exportAstraSim},
+         1, 2, exportAs(io::ExportFormat::astra_sim)},
         {"drawio", "export drawio OUT.drawio|- [SCENARIO.yaml] [--set key=value ...]",
          "Writes the cluster's hardware graph as a draw.io diagram (mxGraph XML): racks and\n"
          "nodes as containers, GPUs, NICs, NVLink, leaf and spine switches, and every link as a\n"
          "connector with its bandwidth. Clusters over 512 GPUs draw each node as one GPU box and\n"
          "one NIC box. moe-planner --export DIR writes the same file as topology.drawio.",
-         1, 2, exportDrawio},
+         1, 2, exportAs(io::ExportFormat::drawio)},
     };
     return formats;
 }

@@ -107,7 +107,8 @@ int runExport(const QString& directory, const QStringList& formats, const QStrin
     const QStringList problems = window.exportViews(directory, formats);
     for (const QString& problem : problems)
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(problem));
-    const qsizetype written = window.views().size() * formats.size() - problems.size();
+    // Every view in every format, and topology.drawio.
+    const qsizetype written = window.views().size() * formats.size() + 1 - problems.size();
     std::printf("wrote %lld files to %s\n", static_cast<long long>(written),
                 qPrintable(QDir::toNativeSeparators(directory)));
     return problems.isEmpty() ? kExitOk : kExitBadInput;

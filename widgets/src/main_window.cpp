@@ -2,6 +2,7 @@
 
 #include "view_export.h"
 
+#include "moe/io/interop.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/breakdown_chart.h"
 #include "moe_widgets/compare_view.h"
@@ -9,6 +10,7 @@
 #include "moe_widgets/gantt_view.h"
 #include "moe_widgets/hardware_palette.h"
 #include "moe_widgets/heatmap_view.h"
+#include "moe_widgets/interop_dialogs.h"
 #include "moe_widgets/layout_bar.h"
 #include "moe_widgets/memory_chart.h"
 #include "moe_widgets/placement_grid.h"
@@ -349,6 +351,14 @@ void MainWindow::createMenus() {
                     &MainWindow::exportDialog);
     file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                     &MainWindow::exportReportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Import…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                    [this] { showImportDialog(this, *document_); });
+    file->addAction(tr("Export for other &tools…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                    this, [this] {
+                        showExportDialog(this, document_->scenario(),
+                                         QFileInfo(document_->filePath()).absolutePath());
+                    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -721,6 +731,12 @@ QStringList MainWindow::exportViews(const QString& directory, const QStringList&
                 problems << QStringLiteral("%1: %2").arg(path, problem);
         }
     }
+    // The topology also as an editable draw.io diagram (the hardware graph, not the view).
+    const std::string drawio =
+        io::writeExport(io::exportScenario(io::ExportFormat::drawio, document_->scenario()),
+                        QDir(directory).filePath(QStringLiteral("topology.drawio")).toStdString());
+    if (!drawio.empty())
+        problems << QString::fromStdString(drawio);
     return problems;
 }
 

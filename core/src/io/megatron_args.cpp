@@ -734,6 +734,7 @@ struct ImportState {
     Diagnostics diagnostics;
     std::map<std::string, Origin> origin; ///< scenario path -> flag that set it
     std::vector<std::string> notes;       ///< warnings in words
+    std::set<std::string> unresolved;     ///< variables mapped flags need
     /// Flags whose outcome finish() decided from the others: flag -> (status, note).
     std::map<std::string, std::pair<FlagStatus, std::string>> outcome;
     int gpus_per_node = 8; ///< of the cluster the result will have
@@ -1884,8 +1885,10 @@ Built buildFromFlags(const MegatronArgs& args, const MegatronImportOptions& opti
             for (const std::string& n : f.unresolved)
                 names += (names.empty() ? "" : ", ") + n;
             std::string how;
-            for (const std::string& n : f.unresolved)
+            for (const std::string& n : f.unresolved) {
                 how += " --var " + n + "=VALUE";
+                st.unresolved.insert(n);
+            }
             st.error(f, "uses the shell variable" +
                             std::string(f.unresolved.size() > 1 ? "s " : " ") + names +
                             ", not set in the file; pass" + how);
@@ -2001,6 +2004,7 @@ MegatronImport importMegatronArgs(const std::string& text, const MegatronImportO
     ImportState& st = built.state;
     result.flags = std::move(built.reports);
     result.diagnostics = st.diagnostics;
+    result.unresolved_variables.assign(st.unresolved.begin(), st.unresolved.end());
     if (hasErrors(result.diagnostics))
         return result;
 

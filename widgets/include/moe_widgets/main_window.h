@@ -71,7 +71,8 @@ public:
     /// Evaluates the document on this thread and shows the result (start-up, export).
     void evaluateNow();
     /// Writes every view to `directory`/<view id>.<format> for each format ("svg", "png",
-    /// "pdf"). Returns one line per problem (empty when everything was written).
+    /// "pdf"), and the topology as `directory`/topology.drawio (draw.io). Returns one line per
+    /// problem (empty when everything was written).
     QStringList exportViews(const QString& directory, const QStringList& formats);
     /// Writes the design-review report (PDF or HTML by the suffix) of the current result,
     /// with the Compare panel's baseline when one is pinned. Empty string or the reason.

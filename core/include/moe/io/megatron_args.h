@@ -85,6 +85,8 @@ struct MegatronImport {
     /// Fields the arguments did not set, with their value and where it came from.
     std::vector<std::string> defaults;
     std::vector<std::string> annotations; ///< `# moe-plan:` assignments applied
+    /// Shell variables a mapped flag uses that neither the file nor `vars` set.
+    std::vector<std::string> unresolved_variables;
     bool ok() const { return scenario.has_value(); }
 };
 
