@@ -9,6 +9,10 @@
 
 #include <QtTest>
 
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
 #include <algorithm>
 
 using namespace moe;
@@ -447,6 +451,26 @@ private slots:
               "expert_model_parallel_size=64,", "global_batch_size=15360,", "fp8=\"e4m3\"",
               "#   layout.schedule=dualpipe"})
             QVERIFY2(nemo.find(expected) != std::string::npos, expected);
+    }
+
+    void nemoRecipeIsPython() {
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (python.isEmpty())
+            QSKIP("python3 is not installed: the NeMo recipe's syntax is not checked");
+        QTemporaryDir dir;
+        for (const char* name : {"deepseek-v3-2048xh800.yaml", "dense-70b-64xh100.yaml"}) {
+            const LoadResult loaded = loadScenarioFile(test::samplePath(name));
+            QVERIFY(loaded.ok());
+            const QString path = dir.filePath(QStringLiteral("recipe.py"));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(exportNemoRecipe(*loaded.scenario)));
+            f.close();
+            QProcess p;
+            p.start(python, {"-m", "py_compile", path});
+            QVERIFY(p.waitForFinished(30000));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        }
     }
 };
 
