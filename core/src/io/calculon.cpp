@@ -290,20 +290,18 @@ struct Reader {
         }
     }
 
-    const json* field(const json& j, const std::string& key, const std::string& file,
-                      const std::string& text) {
+    const json* field(const json& j, const std::string& key, const std::string& file) {
         const auto it = j.find(key);
         if (it == j.end()) {
             error(file, 0, "missing key \"" + key + "\"");
             return nullptr;
         }
-        (void)text;
         return &*it;
     }
 
     std::optional<int64_t> integer(const json& j, const std::string& key, const std::string& file,
                                    const std::string& text, int64_t min = 1) {
-        const json* v = field(j, key, file, text);
+        const json* v = field(j, key, file);
         if (!v)
             return std::nullopt;
         if (!v->is_number_integer() || v->get<int64_t>() < min) {
@@ -317,7 +315,7 @@ struct Reader {
 
     std::optional<double> number(const json& j, const std::string& key, const std::string& file,
                                  const std::string& text) {
-        const json* v = field(j, key, file, text);
+        const json* v = field(j, key, file);
         if (!v)
             return std::nullopt;
         if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0) {
@@ -331,7 +329,7 @@ struct Reader {
     std::optional<std::string> choice(const json& j, const std::string& key,
                                       const std::vector<std::string>& choices,
                                       const std::string& file, const std::string& text) {
-        const json* v = field(j, key, file, text);
+        const json* v = field(j, key, file);
         if (!v)
             return std::nullopt;
         const std::string value = v->is_string() ? v->get<std::string>() : v->dump();
@@ -348,7 +346,7 @@ struct Reader {
 
     std::optional<bool> boolean(const json& j, const std::string& key, const std::string& file,
                                 const std::string& text) {
-        const json* v = field(j, key, file, text);
+        const json* v = field(j, key, file);
         if (!v)
             return std::nullopt;
         if (!v->is_boolean()) {
@@ -398,9 +396,9 @@ CalculonImport importCalculon(const std::string& model_text, const std::string& 
     const auto sharding = r.boolean(*exe, "optimizer_sharding", ef, exe_text);
     const auto training = r.boolean(*exe, "training", ef, exe_text);
 
-    const json* matrix = r.field(*sys, "matrix", sf, sys_text);
-    const json* mem1 = r.field(*sys, "mem1", sf, sys_text);
-    const json* networks = r.field(*sys, "networks", sf, sys_text);
+    const json* matrix = r.field(*sys, "matrix", sf);
+    const json* mem1 = r.field(*sys, "mem1", sf);
+    const json* networks = r.field(*sys, "networks", sf);
     if (!r.ok)
         return result;
     if (!networks->is_array() || networks->size() < 2 || !(*networks)[0].is_object() ||

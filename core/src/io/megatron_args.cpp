@@ -1504,7 +1504,6 @@ constexpr Family kNoEffectFamilies[] = {
     {"--train-data-path", "data"},
     {"--valid-data-path", "data"},
     {"--test-data-path", "data"},
-    {"--lr-", "learning-rate schedule"},
     {"--warmup", "learning-rate schedule"},
 };
 
@@ -1931,8 +1930,7 @@ Built buildFromFlags(const MegatronArgs& args, const MegatronImportOptions& opti
 }
 
 /// Points a problem the loader found in the generated scenario at the flag that caused it.
-Diagnostic relocate(const Diagnostic& d, const ImportState& st,
-                    const std::vector<std::string>& overrides) {
+Diagnostic relocate(const Diagnostic& d, const ImportState& st) {
     Diagnostic out = d;
     out.file = st.options->file_label;
     out.line = 0;
@@ -1951,7 +1949,6 @@ Diagnostic relocate(const Diagnostic& d, const ImportState& st,
         out.file = "--set";
         return out;
     }
-    (void)overrides;
     out.message = "imported scenario: " + d.message;
     return out;
 }
@@ -2019,7 +2016,7 @@ MegatronImport importMegatronArgs(const std::string& text, const MegatronImportO
     LoadResult loaded = loadScenarioTextWithOverrides(toYaml(st.s), options.file_label,
                                                       options.base_dir, overrides);
     for (const Diagnostic& d : loaded.diagnostics)
-        result.diagnostics.push_back(relocate(d, st, overrides));
+        result.diagnostics.push_back(relocate(d, st));
     if (!loaded.ok())
         return result;
     result.scenario = std::move(loaded.scenario);

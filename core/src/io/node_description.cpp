@@ -148,7 +148,6 @@ std::string describeNode(const NodeDescription& n) {
 NodeImport applyNodeDescription(const NodeDescription& node, const NodeImportOptions& options) {
     NodeImport result;
     const Scenario& base = options.base;
-    const Catalog& catalog = builtinCatalog();
     auto error = [&](const std::string& message) {
         Diagnostic d;
         d.file = options.file_label;
@@ -282,10 +281,7 @@ NodeImport applyNodeDescription(const NodeDescription& node, const NodeImportOpt
         }
         result.diagnostics.push_back(std::move(d));
     }
-    if (loaded.ok()) {
-        result.scenario = std::move(loaded.scenario);
-        (void)catalog;
-    }
+    result.scenario = std::move(loaded.scenario);
     return result;
 }
 
