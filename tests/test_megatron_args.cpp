@@ -446,7 +446,7 @@ private slots:
 
         const std::string nemo = exportNemoRecipe(*ds.scenario);
         for (const char* expected :
-             {"DeepSeekConfig,", "num_layers=61,", "q_lora_rank=1536,",
+             {"DeepSeekConfig,", "num_layers=61,", "q_lora_rank=1536,", "kv_channels=128,",
               "moe_layer_freq=[0] * 3 + [1] * 58,", "pipeline_model_parallel_size=16,",
               "expert_model_parallel_size=64,", "global_batch_size=15360,", "fp8=\"e4m3\"",
               "#   layout.schedule=dualpipe"})

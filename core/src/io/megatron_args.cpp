@@ -2220,7 +2220,7 @@ std::string exportNemoRecipe(const Scenario& s) {
     arg("num_attention_heads", std::to_string(m.heads));
     if (!mla)
         arg("num_query_groups", std::to_string(m.kv_heads));
-    arg("kv_channels", std::to_string(m.effectiveHeadDim()));
+    arg("kv_channels", std::to_string(mla ? m.mla.qk_nope_head_dim : m.effectiveHeadDim()));
     arg("seq_length", std::to_string(m.seq_len));
     arg("vocab_size", std::to_string(m.vocab));
     arg("normalization", "\"RMSNorm\"");
