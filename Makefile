@@ -3,7 +3,7 @@ PRESET ?= dev
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run cli screenshot test asan format format-check clean
+.PHONY: all setup configure build run cli screenshot test asan release format format-check clean
 
 all: build
 
@@ -40,6 +40,14 @@ test: build
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=dev-asan
+
+# A plain user's build: `cmake -DCMAKE_BUILD_TYPE=Release` without the presets, so warnings are
+# not errors (MOE_WARNINGS_AS_ERRORS is OFF by default; GCC 12 at -O3 reports false positives).
+# CI runs it to prove that a user on any compiler can build the three programs.
+release: setup
+	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build build/release -j $(JOBS) --target moe-plan moe-planner moe-live
+	@build/release/app/moe-plan/moe-plan validate sample_clusters/*.yaml >/dev/null
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

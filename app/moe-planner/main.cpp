@@ -107,10 +107,16 @@ int runExport(const QString& directory, const QStringList& formats, const QStrin
     const QStringList problems = window.exportViews(directory, formats);
     for (const QString& problem : problems)
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(problem));
-    const qsizetype written = window.views().size() * formats.size() - problems.size();
-    std::printf("wrote %lld files to %s\n", static_cast<long long>(written),
+    if (!problems.isEmpty()) {
+        // Only a complete export is announced as written.
+        std::fprintf(stderr, "moe-planner: export to %s failed\n",
+                     qPrintable(QDir::toNativeSeparators(directory)));
+        return kExitBadInput;
+    }
+    std::printf("wrote %lld files to %s\n",
+                static_cast<long long>(window.views().size() * formats.size()),
                 qPrintable(QDir::toNativeSeparators(directory)));
-    return problems.isEmpty() ? kExitOk : kExitBadInput;
+    return kExitOk;
 }
 
 /// Evaluates FILE (or the built-in default) and writes its design-review report, compared with

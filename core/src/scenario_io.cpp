@@ -1,7 +1,11 @@
 #include "moe/scenario_io.h"
 
 #include "embedded.h"
+#include "moe/atomic_file.h"
 #include "moe/catalog.h"
+#include "moe/limits.h"
+#include "moe/routing_csv.h"
+#include "moe/text.h"
 #include "moe/validate.h"
 
 #include <yaml-cpp/yaml.h>
@@ -19,6 +23,7 @@
 #include <span>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <fcntl.h>
@@ -51,8 +56,6 @@ namespace fs = std::filesystem;
 constexpr const char* kDefaultNicPreset = "cx7-400g";
 /// Diagnostics about command-line overrides name this instead of the scenario file.
 constexpr const char* kOverrideSource = "--set";
-/// A broken CSV can have thousands of bad cells; past this many the rest add nothing.
-constexpr int kMaxCsvErrors = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Small text helpers
@@ -136,7 +139,8 @@ std::string closestName(const std::string& written, const std::vector<std::strin
 
 std::string shortQuote(const std::string& text) {
     constexpr std::size_t kMax = 40;
-    return "'" + (text.size() > kMax ? text.substr(0, kMax) + "..." : text) + "'";
+    return "'" + visibleText(std::string_view(text).substr(0, kMax)) +
+           (text.size() > kMax ? "..." : "") + "'";
 }
 
 /// How a value reads in "expected X, got Y".
@@ -161,20 +165,53 @@ std::string errnoText(int error) {
     return std::strerror(error);
 }
 
-/// Reads a whole file; returns "" on success, else the reason.
+/// Reads a whole regular file of at most limits::kMaxInputFileBytes; returns "" on success, else
+/// the reason. Anything else (a FIFO, /dev/zero, a directory) is refused without reading it, and
+/// the read stops past the limit in case the file grows meanwhile.
 std::string readWholeFile(const std::string& path, std::string& text) {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file)
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errnoText(errno);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return errnoText(error);
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return S_ISDIR(info.st_mode) ? errnoText(EISDIR) : "not a regular file";
+    }
+    const std::string too_large = "the file is larger than the supported maximum of " +
+                                  std::to_string(limits::kMaxInputFileBytes / (1024 * 1024)) +
+                                  " MB";
+    if (info.st_size > limits::kMaxInputFileBytes) {
+        ::close(fd);
+        return too_large;
+    }
     text.clear();
     char buffer[65536];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-        text.append(buffer, got);
-    // A directory opens fine on Linux and only fails on read (EISDIR).
-    const int error = std::ferror(file) ? errno : 0;
-    std::fclose(file);
-    return error ? errnoText(error) : std::string();
+    while (true) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            const int error = errno;
+            ::close(fd);
+            return errnoText(error);
+        }
+        if (got == 0)
+            break;
+        text.append(buffer, static_cast<std::size_t>(got));
+        if (text.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes)) {
+            ::close(fd);
+            text.clear();
+            return too_large;
+        }
+    }
+    ::close(fd);
+    return {};
 }
 
 std::string directoryOf(const std::string& path) {
@@ -194,12 +231,7 @@ std::string_view withoutPlus(const std::string& text) {
 }
 
 std::optional<double> parseFinite(const std::string& text) {
-    const std::string_view view = withoutPlus(text);
-    double value = 0;
-    const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
-    if (error != std::errc() || end != view.data() + view.size() || !std::isfinite(value))
-        return std::nullopt;
-    return value;
+    return parseFiniteNumber(text);
 }
 
 enum class WholeParse { ok, not_whole, out_of_range };
@@ -794,12 +826,13 @@ public:
             }
             const std::string& key = it->first.Scalar();
             const std::string child = joinPath(path, key);
-            const auto earlier = std::find_if(entries_.begin(), entries_.end(),
-                                              [&](const Entry& e) { return e.key == key; });
-            if (earlier != entries_.end()) {
+            // A hash index keeps a map of thousands of keys linear, not quadratic.
+            const auto [earlier, fresh] = index_.try_emplace(key, entries_.size());
+            if (!fresh) {
                 l.error(child, it->first,
                         "duplicate field '" + child + "' (first written on line " +
-                            std::to_string(earlier->key_node.Mark().line + 1) + ")");
+                            std::to_string(entries_[earlier->second].key_node.Mark().line + 1) +
+                            ")");
                 continue;
             }
             l.record(child, it->first.Mark());
@@ -808,13 +841,12 @@ public:
     }
 
     const YAML::Node* take(const std::string& key) {
-        for (Entry& entry : entries_) {
-            if (entry.key == key) {
-                entry.used = true;
-                return &entry.value;
-            }
-        }
-        return nullptr;
+        const auto it = index_.find(key);
+        if (it == index_.end())
+            return nullptr;
+        Entry& entry = entries_[it->second];
+        entry.used = true;
+        return &entry.value;
     }
 
     template <typename T>
@@ -822,15 +854,31 @@ public:
         std::vector<std::string> known;
         for (const FieldDef<T>& def : fields)
             known.emplace_back(def.key);
+        // The first few are listed with a suggestion each; a file with thousands of stray keys
+        // gets one closing count instead of thousands of lines.
+        int unknown = 0;
+        const Entry* first_unlisted = nullptr;
         for (const Entry& entry : entries_) {
             if (entry.used)
                 continue;
+            if (++unknown > limits::kMaxListedUnknownKeys) {
+                if (!first_unlisted)
+                    first_unlisted = &entry;
+                continue;
+            }
             const std::string child = joinPath(path, entry.key);
             const std::string guess = closestName(entry.key, known);
             l.error(child, entry.key_node,
                     "unknown field '" + child + "' — " +
                         (guess.empty() ? "expected one of: " + joinNames(known, ", ")
                                        : "did you mean '" + joinPath(path, guess) + "'?"));
+        }
+        if (first_unlisted) {
+            const int rest = unknown - limits::kMaxListedUnknownKeys;
+            l.error(joinPath(path, first_unlisted->key), first_unlisted->key_node,
+                    "and " + std::to_string(rest) + " more unknown field" + (rest == 1 ? "" : "s") +
+                        " in " + describeParent(path) + " (only the first " +
+                        std::to_string(limits::kMaxListedUnknownKeys) + " are listed)");
         }
     }
 
@@ -846,6 +894,7 @@ private:
         bool used = false;
     };
     std::vector<Entry> entries_;
+    std::unordered_map<std::string, std::size_t> index_; ///< key -> its entry
 };
 
 template <typename T>
@@ -967,60 +1016,6 @@ void deriveDp(Loader& l, Scenario& s) {
                    " GPUs");
 }
 
-void reportCsvError(Loader& l, const std::string& file, int line, int column,
-                    const std::string& message) {
-    Diagnostic d;
-    d.file = file;
-    d.line = line;
-    d.column = column;
-    d.field = "routing.histogram_csv";
-    d.message = message;
-    l.diagnostics.push_back(std::move(d));
-}
-
-/// One row per non-empty line; '#' starts a comment. Errors name the CSV file, line and cell.
-std::vector<std::vector<double>> parseHistogramCsv(Loader& l, const std::string& file,
-                                                   const std::string& text) {
-    std::vector<std::vector<double>> rows;
-    int errors = 0;
-    int line_number = 0;
-    std::size_t line_start = 0;
-    while (line_start < text.size() && errors < kMaxCsvErrors) {
-        std::size_t line_end = text.find('\n', line_start);
-        if (line_end == std::string::npos)
-            line_end = text.size();
-        ++line_number;
-        std::string line = text.substr(line_start, line_end - line_start);
-        line_start = line_end + 1;
-        line.resize(std::min(line.find('#'), line.size()));
-        if (trim(line).empty())
-            continue;
-        std::vector<double> row;
-        std::size_t cell_start = 0;
-        while (cell_start <= line.size() && errors < kMaxCsvErrors) {
-            const std::size_t comma = std::min(line.find(',', cell_start), line.size());
-            const std::string raw = line.substr(cell_start, comma - cell_start);
-            const std::string cell = trim(raw);
-            const std::optional<double> weight = parseFinite(cell);
-            if (!weight || *weight < 0) {
-                ++errors;
-                const std::size_t column =
-                    cell_start + std::min(raw.find_first_not_of(" \t"), raw.size());
-                reportCsvError(l, file, line_number, static_cast<int>(column) + 1,
-                               "expected a non-negative number, got " +
-                                   (cell.empty() ? std::string("nothing") : shortQuote(cell)));
-            } else {
-                row.push_back(*weight);
-            }
-            cell_start = comma + 1;
-        }
-        rows.push_back(std::move(row));
-    }
-    if (errors >= kMaxCsvErrors)
-        reportCsvError(l, file, 0, 0, "too many errors; the rest of the file was not checked");
-    return rows;
-}
-
 void loadHistogram(Loader& l, Scenario& s) {
     const fs::path csv = fs::path(l.baseDir()) / s.routing.histogram_csv;
     const std::string shown = csv.lexically_normal().string();
@@ -1031,7 +1026,10 @@ void loadHistogram(Loader& l, Scenario& s) {
                    "cannot read routing histogram " + shortQuote(shown) + ": " + problem);
         return;
     }
-    s.routing.histogram = parseHistogramCsv(l, shown, text);
+    RoutingHistogramCsv csv_rows = parseRoutingHistogramCsv(text, shown);
+    l.diagnostics.insert(l.diagnostics.end(), csv_rows.diagnostics.begin(),
+                         csv_rows.diagnostics.end());
+    s.routing.histogram = std::move(csv_rows.rows);
 }
 
 void finishScenario(Loader& l, Scenario& s) {
@@ -1325,62 +1323,7 @@ std::string toYaml(const Scenario& scenario) {
 }
 
 std::string saveScenarioFile(const Scenario& scenario, const std::string& path) {
-    const std::string text = toYaml(scenario);
-    // Replace the file a symlink points at, not the link.
-    fs::path target = path;
-    struct stat link {};
-    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-        std::error_code ec;
-        target = fs::canonical(path, ec);
-        if (ec)
-            return "cannot resolve '" + path + "': " + ec.message();
-    }
-    std::string temp = target.string() + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0)
-        return "cannot create a temporary file beside '" + path + "': " + errnoText(errno);
-    // Never leaves the temporary file behind; the original has not been touched yet.
-    auto fail = [&](const std::string& what) {
-        const std::string reason = what + ": " + errnoText(errno);
-        ::close(fd);
-        ::unlink(temp.c_str());
-        return reason;
-    };
-    // mkstemp creates 0600; keep an existing file's permissions, else the usual 0644.
-    struct stat existing {};
-    const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644;
-    if (::fchmod(fd, mode) != 0)
-        return fail("cannot set permissions of '" + temp + "'");
-    std::size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return fail("cannot write '" + temp + "'");
-        written += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0)
-        return fail("cannot flush '" + temp + "' to disk");
-    const int closed = ::close(fd);
-    if (closed != 0) {
-        const std::string reason = "cannot close '" + temp + "': " + errnoText(errno);
-        ::unlink(temp.c_str());
-        return reason;
-    }
-    if (::rename(temp.c_str(), target.c_str()) != 0) {
-        const std::string reason = "cannot replace '" + path + "': " + errnoText(errno);
-        ::unlink(temp.c_str());
-        return reason;
-    }
-    // Make the rename itself durable; failing here cannot lose data, so it is not an error.
-    const std::string directory = directoryOf(target.string());
-    const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-    if (dir_fd >= 0) {
-        ::fsync(dir_fd);
-        ::close(dir_fd);
-    }
-    return {};
+    return writeFileAtomically(path, toYaml(scenario));
 }
 
 const char* defaultScenarioYaml() {

@@ -711,8 +711,16 @@ void MainWindow::updateRecentMenu() {
 
 QStringList MainWindow::exportViews(const QString& directory, const QStringList& formats) {
     QStringList problems;
-    if (!QDir().mkpath(directory))
-        return {tr("cannot create directory %1").arg(directory)};
+    if (!QDir().mkpath(directory)) {
+        // mkpath gives no reason; the usual one is a path component that is a file.
+        QString blocker = directory;
+        while (!blocker.isEmpty() && !QFileInfo::exists(blocker))
+            blocker = QFileInfo(blocker).path();
+        const bool file_in_the_way = !blocker.isEmpty() && !QFileInfo(blocker).isDir();
+        return {file_in_the_way ? tr("cannot create directory %1: %2 is a file, not a directory")
+                                      .arg(directory, blocker)
+                                : tr("cannot create directory %1").arg(directory)};
+    }
     for (ReportView* view : std::as_const(views_)) {
         for (const QString& format : formats) {
             const QString path = QDir(directory).filePath(view->viewId() + '.' + format);
