@@ -161,57 +161,8 @@ template <typename Number> std::string formatNumber(Number value) {
     return std::string(buffer, result.ptr);
 }
 
-std::string errnoText(int error) {
-    return std::strerror(error);
-}
-
-/// Reads a whole regular file of at most limits::kMaxInputFileBytes; returns "" on success, else
-/// the reason. Anything else (a FIFO, /dev/zero, a directory) is refused without reading it, and
-/// the read stops past the limit in case the file grows meanwhile.
 std::string readWholeFile(const std::string& path, std::string& text) {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errnoText(errno);
-    struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-        const int error = errno;
-        ::close(fd);
-        return errnoText(error);
-    }
-    if (!S_ISREG(info.st_mode)) {
-        ::close(fd);
-        return S_ISDIR(info.st_mode) ? errnoText(EISDIR) : "not a regular file";
-    }
-    const std::string too_large = "the file is larger than the supported maximum of " +
-                                  std::to_string(limits::kMaxInputFileBytes / (1024 * 1024)) +
-                                  " MB";
-    if (info.st_size > limits::kMaxInputFileBytes) {
-        ::close(fd);
-        return too_large;
-    }
-    text.clear();
-    char buffer[65536];
-    while (true) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            return errnoText(error);
-        }
-        if (got == 0)
-            break;
-        text.append(buffer, static_cast<std::size_t>(got));
-        if (text.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes)) {
-            ::close(fd);
-            text.clear();
-            return too_large;
-        }
-    }
-    ::close(fd);
-    return {};
+    return readFileBounded(path, text);
 }
 
 std::string directoryOf(const std::string& path) {

@@ -1,7 +1,9 @@
 #include "moe_widgets/scenario_document.h"
 
 #include "moe/edits.h"
+#include "moe/atomic_file.h"
 #include "moe/scenario_io.h"
+#include "moe/scenario_text.h"
 #include "moe/validate.h"
 
 #include <QDir>
@@ -80,9 +82,20 @@ bool ScenarioDocument::isModified() const {
     return !undo_->isClean();
 }
 
+void ScenarioDocument::setOrigin(const QString& file_path) {
+    origin_text_.clear();
+    origin_dir_ = file_path.isEmpty() ? QDir::currentPath().toStdString()
+                                      : QFileInfo(file_path).absolutePath().toStdString();
+    if (!file_path.isEmpty())
+        readFileBounded(file_path.toStdString(), origin_text_);
+    else if (scenario_ == defaultScenario())
+        origin_text_ = defaultScenarioYaml();
+}
+
 void ScenarioDocument::reset(const Scenario& scenario, const QString& file_path) {
     undo_->clear();
     scenario_ = scenario;
+    setOrigin(file_path);
     const QString absolute =
         file_path.isEmpty() ? QString() : QFileInfo(file_path).absoluteFilePath();
     if (absolute != file_path_) {
@@ -103,17 +116,15 @@ Diagnostics ScenarioDocument::open(const QString& path) {
 QString ScenarioDocument::save() {
     if (file_path_.isEmpty())
         return tr("the scenario has no file yet; use Save As");
-    const std::string problem = saveScenarioFile(scenario_, file_path_.toStdString());
-    if (!problem.empty())
-        return QString::fromStdString(problem);
-    undo_->setClean();
-    return {};
+    return saveAs(file_path_);
 }
 
 QString ScenarioDocument::saveAs(const QString& path) {
-    const std::string problem = saveScenarioFile(scenario_, path.toStdString());
+    const std::string problem =
+        saveScenarioText(scenario_, {origin_text_, origin_dir_}, path.toStdString());
     if (!problem.empty())
         return QString::fromStdString(problem);
+    setOrigin(path);
     const QString absolute = QFileInfo(path).absoluteFilePath();
     if (absolute != file_path_) {
         file_path_ = absolute;

@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <string>
 
 class QUndoStack;
 
@@ -34,7 +35,10 @@ public:
     void reset(const Scenario& scenario, const QString& file_path = {});
     /// Loads a file. On errors returns them and keeps the current document unchanged.
     Diagnostics open(const QString& path);
-    /// Saves atomically (temporary file + rename). Returns an empty string or the reason.
+    /// Saves atomically (temporary file + rename), keeping the file: the text it was opened from
+    /// with only the changed values rewritten (comments, order and explicit defaults stay; a
+    /// relative histogram path is rebased when saved to another folder). Returns an empty string
+    /// or the reason.
     QString save();
     QString saveAs(const QString& path);
 
@@ -65,8 +69,13 @@ private:
     friend class ScenarioEditCommand;
     void assign(const Scenario& scenario); ///< used by undo commands
 
+    /// Where the scenario came from (file text, or the built-in default's), to save by editing it.
+    void setOrigin(const QString& file_path);
+
     Scenario scenario_;
     QString file_path_;
+    std::string origin_text_;
+    std::string origin_dir_ = ".";
     QUndoStack* undo_;
 };
 
