@@ -9,6 +9,7 @@ packages=(
     libimgui-dev libglfw3-dev libgl-dev libstb-dev libyaml-cpp-dev
     xvfb xauth libgl1-mesa-dri
     poppler-utils
+    clang libclang-rt-14-dev
 )
 
 missing=()
