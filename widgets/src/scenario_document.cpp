@@ -1,7 +1,7 @@
 #include "moe_widgets/scenario_document.h"
 
-#include "moe/edits.h"
 #include "moe/atomic_file.h"
+#include "moe/edits.h"
 #include "moe/scenario_io.h"
 #include "moe/scenario_text.h"
 #include "moe/validate.h"

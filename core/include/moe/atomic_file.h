@@ -1,9 +1,9 @@
 #pragma once
-// The one way the core and the command-line tool read and write a file. Writes: the text goes to a temporary
-// file in the same directory, is flushed to disk (fsync), and only then renamed over the target,
-// so a user's file is either the old one or the complete new one, never half-written, whatever
-// fails (a full disk, a read-only directory, a killed process). The Qt side does the same with
-// QSaveFile.
+// The one way the core and the command-line tool read and write a file. Writes: the text goes to a
+// temporary file in the same directory, is flushed to disk (fsync), and only then renamed over the
+// target, so a user's file is either the old one or the complete new one, never half-written,
+// whatever fails (a full disk, a read-only directory, a killed process). The Qt side does the same
+// with QSaveFile.
 
 #include <string>
 #include <string_view>
