@@ -94,6 +94,7 @@ void ScenarioDocument::setOrigin(const QString& file_path) {
 
 void ScenarioDocument::reset(const Scenario& scenario, const QString& file_path) {
     undo_->clear();
+    restored_edits_ = 0;
     scenario_ = scenario;
     setOrigin(file_path);
     const QString absolute =
@@ -113,6 +114,25 @@ Diagnostics ScenarioDocument::open(const QString& path) {
     return loaded.diagnostics; // warnings only
 }
 
+int ScenarioDocument::unsavedEdits() const {
+    return isModified() ? restored_edits_ + undo_->index() : 0;
+}
+
+Diagnostics ScenarioDocument::restore(const std::string& recovery_text, const QString& file_path,
+                                      int edits) {
+    const std::string dir = file_path.isEmpty() ? QDir::currentPath().toStdString()
+                                                : QFileInfo(file_path).absolutePath().toStdString();
+    LoadResult loaded = loadScenarioText(recovery_text, "recovery", dir);
+    if (!loaded.ok())
+        return loaded.diagnostics;
+    reset(*loaded.scenario, file_path);
+    // The restored edits are not in the file yet.
+    restored_edits_ = edits;
+    undo_->resetClean();
+    emit modifiedChanged(true);
+    return loaded.diagnostics;
+}
+
 QString ScenarioDocument::save() {
     if (file_path_.isEmpty())
         return tr("the scenario has no file yet; use Save As");
@@ -125,6 +145,7 @@ QString ScenarioDocument::saveAs(const QString& path) {
     if (!problem.empty())
         return QString::fromStdString(problem);
     setOrigin(path);
+    restored_edits_ = 0;
     const QString absolute = QFileInfo(path).absoluteFilePath();
     if (absolute != file_path_) {
         file_path_ = absolute;

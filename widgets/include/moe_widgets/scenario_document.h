@@ -6,6 +6,7 @@
 #include "moe/diagnostics.h"
 #include "moe/edits.h"
 #include "moe/scenario.h"
+#include "moe/scenario_text.h"
 
 #include <QObject>
 #include <QString>
@@ -35,6 +36,13 @@ public:
     void reset(const Scenario& scenario, const QString& file_path = {});
     /// Loads a file. On errors returns them and keeps the current document unchanged.
     Diagnostics open(const QString& path);
+    /// Restores unsaved edits from a recovery file's text (Autosave) as the document of
+    /// `file_path`, marked modified so that they are saved or discarded deliberately.
+    Diagnostics restore(const std::string& recovery_text, const QString& file_path, int edits = 0);
+    /// Edits not saved yet: the undo steps since opening, plus those restored from a recovery.
+    int unsavedEdits() const;
+    /// The text the scenario was opened from and its folder (what Save edits).
+    ScenarioSource origin() const { return {origin_text_, origin_dir_}; }
     /// Saves atomically (temporary file + rename), keeping the file: the text it was opened from
     /// with only the changed values rewritten (comments, order and explicit defaults stay; a
     /// relative histogram path is rebased when saved to another folder). Returns an empty string
@@ -76,6 +84,7 @@ private:
     QString file_path_;
     std::string origin_text_;
     std::string origin_dir_ = ".";
+    int restored_edits_ = 0; ///< unsaved edits restored from a recovery file
     QUndoStack* undo_;
 };
 
