@@ -2,6 +2,8 @@
 # default (GCC 12 reports false -Wrestrict positives at -O3). Configures the source tree the way
 # a user would, without presets, and checks that warnings are not errors there.
 # Usage: cmake -DSOURCE_DIR=... -DBINARY_DIR=... -P release_defaults.cmake
+# A fresh directory: a cache left by an earlier run would keep its old option values.
+file(REMOVE_RECURSE ${BINARY_DIR})
 execute_process(
     COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G Ninja -DCMAKE_BUILD_TYPE=Release
     RESULT_VARIABLE configured OUTPUT_QUIET)
