@@ -1082,45 +1082,12 @@ LoadResult convert(Loader& l, const YAML::Node& root) {
     return finishResult(l, std::move(s));
 }
 
-struct OverridePath {
-    std::vector<std::pair<std::string, std::optional<std::size_t>>> steps; ///< key, list index
-    std::string dotted;
-};
-
-std::optional<OverridePath> parseOverridePath(const std::string& key) {
-    OverridePath path;
-    std::size_t start = 0;
-    while (start <= key.size()) {
-        const std::size_t dot = std::min(key.find('.', start), key.size());
-        std::string step = key.substr(start, dot - start);
-        std::optional<std::size_t> index;
-        const std::size_t bracket = step.find('[');
-        if (bracket != std::string::npos) {
-            std::size_t value = 0;
-            const char* first = step.data() + bracket + 1;
-            const char* last = step.data() + step.size() - 1;
-            const auto [end, error] = std::from_chars(first, last, value);
-            if (step.back() != ']' || error != std::errc() || end != last)
-                return std::nullopt;
-            index = value;
-            step.resize(bracket);
-        }
-        if (step.empty())
-            return std::nullopt;
-        path.dotted = joinPath(path.dotted, step) +
-                      (index ? "[" + std::to_string(*index) + "]" : std::string());
-        path.steps.emplace_back(std::move(step), index);
-        start = dot + 1;
-    }
-    return path;
-}
-
 /// Sets the node at a dotted path ("layout.ep=16"), creating maps on the way.
 void applyOverride(Loader& l, YAML::Node& root, const std::string& assignment) {
     const std::size_t equals = assignment.find('=');
-    const std::optional<OverridePath> path =
-        equals == std::string::npos ? std::nullopt
-                                    : parseOverridePath(trim(assignment.substr(0, equals)));
+    const std::optional<FieldPath> path = equals == std::string::npos
+                                              ? std::nullopt
+                                              : parseFieldPath(trim(assignment.substr(0, equals)));
     if (!path) {
         l.overrideError("", "malformed override " + shortQuote(assignment) +
                                 ": expected field=value, e.g. layout.ep=16");
@@ -1173,6 +1140,34 @@ void applyOverride(Loader& l, YAML::Node& root, const std::string& assignment) {
 }
 
 } // namespace
+
+std::optional<FieldPath> parseFieldPath(const std::string& key) {
+    FieldPath path;
+    std::size_t start = 0;
+    while (start <= key.size()) {
+        const std::size_t dot = std::min(key.find('.', start), key.size());
+        std::string step = key.substr(start, dot - start);
+        std::optional<std::size_t> index;
+        const std::size_t bracket = step.find('[');
+        if (bracket != std::string::npos) {
+            std::size_t value = 0;
+            const char* first = step.data() + bracket + 1;
+            const char* last = step.data() + step.size() - 1;
+            const auto [end, error] = std::from_chars(first, last, value);
+            if (step.back() != ']' || error != std::errc() || end != last)
+                return std::nullopt;
+            index = value;
+            step.resize(bracket);
+        }
+        if (step.empty())
+            return std::nullopt;
+        path.dotted = joinPath(path.dotted, step) +
+                      (index ? "[" + std::to_string(*index) + "]" : std::string());
+        path.steps.emplace_back(std::move(step), index);
+        start = dot + 1;
+    }
+    return path;
+}
 
 LoadResult loadScenarioTextWithOverrides(const std::string& yaml, const std::string& file_label,
                                          const std::string& base_dir,

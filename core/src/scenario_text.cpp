@@ -7,7 +7,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <charconv>
 #include <filesystem>
 #include <optional>
 
@@ -16,39 +15,6 @@ namespace moe {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct PathStep {
-    std::string key;
-    std::optional<std::size_t> index;
-};
-
-/// "a.b[2].c" -> {a}, {b, 2}, {c}; nullopt when malformed.
-std::optional<std::vector<PathStep>> parsePath(const std::string& path) {
-    std::vector<PathStep> steps;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        const std::size_t dot = std::min(path.find('.', start), path.size());
-        std::string step = path.substr(start, dot - start);
-        PathStep s;
-        const std::size_t bracket = step.find('[');
-        if (bracket != std::string::npos) {
-            std::size_t value = 0;
-            const char* first = step.data() + bracket + 1;
-            const char* last = step.data() + step.size() - 1;
-            const auto [end, error] = std::from_chars(first, last, value);
-            if (step.back() != ']' || error != std::errc() || end != last)
-                return std::nullopt;
-            s.index = value;
-            step.resize(bracket);
-        }
-        if (step.empty())
-            return std::nullopt;
-        s.key = std::move(step);
-        steps.push_back(std::move(s));
-        start = dot + 1;
-    }
-    return steps;
-}
 
 std::string trimmed(std::string_view s) {
     const std::size_t b = s.find_first_not_of(" \t\r\n");
@@ -157,6 +123,8 @@ std::optional<std::string> flowText(const YAML::Node& value) {
     return std::string(out.c_str());
 }
 
+using Steps = std::vector<std::pair<std::string, std::optional<std::size_t>>>;
+
 class Editor {
 public:
     explicit Editor(std::string text)
@@ -167,10 +135,10 @@ public:
 
     void apply(const std::string& assignment) {
         const std::size_t equals = assignment.find('=');
-        const std::optional<std::vector<PathStep>> steps =
+        const std::optional<FieldPath> parsed =
             equals == std::string::npos ? std::nullopt
-                                        : parsePath(trimmed(assignment.substr(0, equals)));
-        if (!steps) {
+                                        : parseFieldPath(trimmed(assignment.substr(0, equals)));
+        if (!parsed) {
             fail("", "malformed assignment '" + visibleText(assignment) +
                          "': expected field=value, e.g. layout.ep=16");
             return;
@@ -195,7 +163,7 @@ public:
             fail(path, "the value of '" + path + "' cannot be written");
             return;
         }
-        set(path, *steps, root, value, *written);
+        set(path, parsed->steps, root, value, *written);
     }
 
 private:
@@ -207,14 +175,14 @@ private:
         diagnostics.push_back(std::move(d));
     }
 
-    void set(const std::string& path, const std::vector<PathStep>& steps, const YAML::Node& root,
+    void set(const std::string& path, const Steps& steps, const YAML::Node& root,
              const YAML::Node& value, const std::string& written) {
         YAML::Node node = root;
         YAML::Node key_node; // the key whose value `node` is (undefined for the root)
         for (std::size_t i = 0; i < steps.size(); ++i) {
-            const PathStep& step = steps[i];
+            const auto& [key, index] = steps[i];
             if (node.IsDefined() && !node.IsNull() && !node.IsMap()) {
-                fail(path, "cannot set '" + path + "': '" + step.key +
+                fail(path, "cannot set '" + path + "': '" + key +
                                "' is under a value that is "
                                "not a map");
                 return;
@@ -222,7 +190,7 @@ private:
             bool found = false;
             if (node.IsMap()) {
                 for (auto it = node.begin(); it != node.end(); ++it) {
-                    if (it->first.IsScalar() && it->first.Scalar() == step.key) {
+                    if (it->first.IsScalar() && it->first.Scalar() == key) {
                         key_node = it->first;
                         node = it->second;
                         found = true;
@@ -234,13 +202,13 @@ private:
                 insert(path, steps, i, node, key_node, written);
                 return;
             }
-            if (step.index) {
-                if (!node.IsSequence() || *step.index >= node.size()) {
-                    fail(path, "cannot set '" + path + "': '" + step.key + "' has no item [" +
-                                   std::to_string(*step.index) + "]");
+            if (index) {
+                if (!node.IsSequence() || *index >= node.size()) {
+                    fail(path, "cannot set '" + path + "': '" + key + "' has no item [" +
+                                   std::to_string(*index) + "]");
                     return;
                 }
-                node = node[*step.index];
+                node = node[*index];
                 key_node = YAML::Node();
             }
         }
@@ -294,12 +262,12 @@ private:
 
     /// Inserts steps[from..] = written under `parent` (a block map, or the empty value of
     /// `parent_key`).
-    void insert(const std::string& path, const std::vector<PathStep>& steps, std::size_t from,
+    void insert(const std::string& path, const Steps& steps, std::size_t from,
                 const YAML::Node& parent, const YAML::Node& parent_key,
                 const std::string& written) {
         for (std::size_t i = from; i < steps.size(); ++i) {
-            if (steps[i].index) {
-                fail(path, "cannot set '" + path + "': '" + steps[i].key + "' does not exist");
+            if (steps[i].second) {
+                fail(path, "cannot set '" + path + "': '" + steps[i].first + "' does not exist");
                 return;
             }
         }
@@ -348,7 +316,7 @@ private:
             const int level = indent + 2 * static_cast<int>(i - from);
             lines += '\n';
             lines.append(static_cast<std::size_t>(level), ' ');
-            lines += steps[i].key + ":";
+            lines += steps[i].first + ":";
             if (i + 1 == steps.size())
                 lines += " " + written;
         }
