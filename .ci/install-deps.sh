@@ -10,6 +10,7 @@ packages=(
     nlohmann-json3-dev libpugixml-dev
     xvfb xauth libgl1-mesa-dri
     poppler-utils
+    clang libclang-rt-14-dev
 )
 
 missing=()

@@ -137,7 +137,7 @@ private slots:
     }
 
     void menuAndExportedViews() {
-        MainWindow window(MainWindow::Options{false, false});
+        MainWindow window(MainWindow::Options{false, false, {}});
         QStringList texts;
         for (QAction* a : window.findChildren<QAction*>())
             texts << a->text();

@@ -6,15 +6,18 @@
 #include "text_table.h"
 #include "timeline_text.h"
 
+#include "moe/atomic_file.h"
 #include "moe/catalog.h"
 #include "moe/evaluate.h"
 #include "moe/json_writer.h"
 #include "moe/placement.h"
 #include "moe/scenario_io.h"
+#include "moe/scenario_text.h"
 #include "moe/search.h"
 #include "moe/topology.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -38,6 +41,7 @@ struct Options {
     int threads = 0;
     int reserve_pct = 5;
     std::string write_best;
+    std::string output; ///< edit: -o OUT
 };
 
 struct Command {
@@ -62,6 +66,11 @@ const char* kToolHelpFooter = R"(
 Run 'moe-plan <command> --help' for a command's options.
 Exit status: 0 success, 1 bad input (scenario errors), 2 usage error.
 )";
+
+std::string directoryOf(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+}
 
 /// Loads FILE (with --set overrides) or, when no file is given, the built-in default.
 std::optional<Scenario> loadOrReport(const std::string* path,
@@ -235,7 +244,16 @@ int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
         // The old description would describe the old layout.
         Scenario best = result.ranked.front().scenario;
         best.description = "moe-plan search winner: " + layoutSummary(best);
-        const std::string problem = saveScenarioFile(best, options.write_best);
+        // The input file with only the winning layout's values rewritten (its comments kept, a
+        // relative histogram path rebased to the output's folder).
+        ScenarioSource origin;
+        if (file) {
+            readFileBounded(*file, origin.text);
+            origin.base_dir = directoryOf(*file);
+        } else {
+            origin.text = defaultScenarioYaml();
+        }
+        const std::string problem = saveScenarioText(best, origin, options.write_best);
         if (!problem.empty()) {
             err << "moe-plan search: cannot write " << options.write_best << ": " << problem
                 << "\n";
@@ -244,6 +262,47 @@ int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
         // Keep --json output machine-readable: the note goes to stderr there.
         (options.json ? err : out) << "Best layout written to " << options.write_best << "\n";
     }
+    return kExitOk;
+}
+
+int cmdEdit(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::string& file = options.files[0];
+    const std::string& target = options.output.empty() ? file : options.output;
+    std::string text;
+    if (const std::string problem = readFileBounded(file, text); !problem.empty()) {
+        err << "moe-plan edit: cannot read " << file << ": " << problem << "\n";
+        return kExitBadInput;
+    }
+    ScenarioTextEdit edit = editScenarioText(text, options.overrides);
+    if (!edit.ok()) {
+        for (const Diagnostic& d : edit.diagnostics)
+            err << d.format() << "\n";
+        return kExitBadInput;
+    }
+    // A relative histogram path must still name the same file from the output's folder.
+    const std::string from_dir = directoryOf(file);
+    const std::string to_dir = directoryOf(target);
+    const LoadResult here = loadScenarioText(edit.text, file, from_dir);
+    if (here.ok() && !here.scenario->routing.histogram_csv.empty()) {
+        const std::string& csv = here.scenario->routing.histogram_csv;
+        const std::string moved = rebaseRelativePath(csv, from_dir, to_dir);
+        if (moved != csv)
+            edit =
+                editScenarioText(edit.text, {"routing.histogram_csv=" + JsonWriter::escape(moved)});
+    }
+    // The edited file must load: nothing is written otherwise.
+    const LoadResult result = loadScenarioText(edit.text, target, to_dir);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    if (!result.ok())
+        return kExitBadInput;
+    if (target == file && edit.text == text)
+        return kExitOk;
+    if (const std::string problem = writeFileAtomically(target, edit.text); !problem.empty()) {
+        err << "moe-plan edit: " << problem << "\n";
+        return kExitBadInput;
+    }
+    out << "wrote " << target << "\n";
     return kExitOk;
 }
 
@@ -296,6 +355,13 @@ const std::vector<Command>& commands() {
          "  --steps N   routing samples for the distribution (default 20)\n"
          "  --bench     time the simulation instead (median over repeated runs)",
          false, true, 0, 1, cmdTimeline},
+        {"edit", "edit FILE --set key=value ... [-o OUT.yaml]",
+         "Edits a scenario file as text: each --set rewrites only that value (a missing key is\n"
+         "inserted under its section), so comments, order, formatting and explicit defaults\n"
+         "stay as written, and an edit that changes nothing leaves the file byte-identical.\n"
+         "The result must load (else nothing is written); it replaces FILE atomically, or is\n"
+         "written to OUT (a relative routing.histogram_csv is rebased to OUT's folder).",
+         false, true, 1, 1, cmdEdit},
         {"search", "search [FILE] [--pin key=value ...] [--top N] [--json] [--write-best OUT.yaml]",
          "Searches the parallel layouts of the scenario's cluster and model (TP, CP, PP and\n"
          "virtual stages, DP, EP, expert-TP, rank order, micro-batch, recompute, schedule),\n"
@@ -412,6 +478,10 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
                     return "--steps needs a whole number of at least 1";
                 options.timeline.steps = number;
             }
+        } else if ((a == "-o" || a == "--output") && std::string(c.name) == "edit") {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
+            options.output = args[++i];
         } else if (a == "--bench" && std::string(c.name) == "timeline") {
             options.timeline.bench = true;
         } else if (a.size() > 1 && a[0] == '-') {

@@ -1,5 +1,7 @@
 #include "moe_widgets/main_window.h"
 
+#include "moe_widgets/autosave.h"
+
 #include "view_export.h"
 
 #include "moe/io/interop.h"
@@ -102,6 +104,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     , evaluator_(new Evaluator(this))
     , state_(new ViewState(this)) {
     setObjectName(QStringLiteral("mainWindow"));
+    if (!options_.recovery_dir.isEmpty())
+        autosave_ = new Autosave(document_, options_.recovery_dir, this);
     setWindowIcon(QApplication::style()->standardIcon(QStyle::SP_ComputerIcon));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
                    QMainWindow::AllowTabbedDocks | QMainWindow::GroupedDragging);
@@ -721,8 +725,16 @@ void MainWindow::updateRecentMenu() {
 
 QStringList MainWindow::exportViews(const QString& directory, const QStringList& formats) {
     QStringList problems;
-    if (!QDir().mkpath(directory))
-        return {tr("cannot create directory %1").arg(directory)};
+    if (!QDir().mkpath(directory)) {
+        // mkpath gives no reason; the usual one is a path component that is a file.
+        QString blocker = directory;
+        while (!blocker.isEmpty() && !QFileInfo::exists(blocker))
+            blocker = QFileInfo(blocker).path();
+        const bool file_in_the_way = !blocker.isEmpty() && !QFileInfo(blocker).isDir();
+        return {file_in_the_way ? tr("cannot create directory %1: %2 is a file, not a directory")
+                                      .arg(directory, blocker)
+                                : tr("cannot create directory %1").arg(directory)};
+    }
     for (ReportView* view : std::as_const(views_)) {
         for (const QString& format : formats) {
             const QString path = QDir(directory).filePath(view->viewId() + '.' + format);
@@ -810,11 +822,66 @@ void MainWindow::saveLayout() {
     settings.setValue(QStringLiteral("windowState"), saveState(kLayoutVersion));
 }
 
+namespace {
+QString editCount(int edits) {
+    return edits == 1 ? MainWindow::tr("1 unsaved edit")
+                      : MainWindow::tr("%1 unsaved edits").arg(edits);
+}
+} // namespace
+
+bool MainWindow::offerRecovery(bool without_asking) {
+    if (!autosave_)
+        return false;
+    const std::vector<RecoveryEntry> left = Autosave::orphans(options_.recovery_dir);
+    if (left.empty())
+        return false;
+    const RecoveryEntry& newest = left.front();
+    const QString name = newest.file_path.isEmpty() ? tr("an unsaved scenario")
+                                                    : QFileInfo(newest.file_path).fileName();
+    bool restore = without_asking;
+    if (!without_asking) {
+        const auto answer = QMessageBox::question(
+            this, tr("Restore unsaved edits?"),
+            tr("MoE Planner did not close cleanly. Restore the unsaved edits to %1 (%2, last "
+               "kept %3)?")
+                .arg(name, editCount(newest.edits),
+                     QLocale().toString(newest.saved_at.toLocalTime(), QLocale::ShortFormat)),
+            QMessageBox::Yes | QMessageBox::Discard, QMessageBox::Yes);
+        restore = answer == QMessageBox::Yes;
+    }
+    bool restored = false;
+    if (restore) {
+        QFile file(newest.path);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QByteArray text = file.readAll();
+            const Diagnostics problems =
+                document_->restore(text.toStdString(), newest.file_path, newest.edits);
+            restored = !hasErrors(problems);
+            if (!restored)
+                warnings_->setLoadProblems(problems, newest.path);
+        }
+    }
+    // Restored edits now live in this session's recovery file; declined ones are gone.
+    for (const RecoveryEntry& entry : left) {
+        if (entry.path != newest.path || restored || !restore)
+            QFile::remove(entry.path);
+    }
+    if (restored) {
+        autosave_->writeNow();
+        evaluateNow();
+        statusBar()->showMessage(tr("Restored %1 to %2").arg(editCount(newest.edits), name), 8000);
+    }
+    return restored;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!maybeSave()) {
         event->ignore();
         return;
     }
+    // A clean close: whatever was saved or discarded needs no recovery.
+    if (autosave_)
+        autosave_->remove();
     saveLayout();
     event->accept();
 }

@@ -6,7 +6,7 @@
 #include "moe/io/megatron_args.h"
 #include "moe/io/nccl_topo.h"
 #include "moe/io/nvidia_smi_topo.h"
-#include "moe/text_file.h"
+#include "moe/atomic_file.h"
 
 #include <filesystem>
 
@@ -30,7 +30,7 @@ constexpr std::pair<ExportFormat, const char*> kExportNames[] = {
 
 /// Reads `path` into `text`; on failure adds the error and returns false.
 bool readInput(const std::string& path, std::string& text, Diagnostics& diagnostics) {
-    const std::string problem = readTextFile(path, text);
+    const std::string problem = readFileBounded(path, text);
     if (problem.empty())
         return true;
     Diagnostic d;
@@ -237,7 +237,7 @@ std::string writeExport(const ExportOutcome& outcome, const std::string& path) {
     if (!outcome.directory) {
         if (outcome.files.size() != 1)
             return "nothing to write";
-        const std::string problem = writeTextFileAtomically(path, outcome.files.front().text);
+        const std::string problem = writeFileAtomically(path, outcome.files.front().text);
         return problem.empty() ? std::string() : "cannot write " + path + ": " + problem;
     }
     std::error_code ec;
@@ -246,7 +246,7 @@ std::string writeExport(const ExportOutcome& outcome, const std::string& path) {
         return "cannot create " + path + ": " + ec.message();
     for (const ExportedFile& f : outcome.files) {
         const std::string file = (fs::path(path) / f.name).string();
-        const std::string problem = writeTextFileAtomically(file, f.text);
+        const std::string problem = writeFileAtomically(file, f.text);
         if (!problem.empty())
             return "cannot write " + file + ": " + problem;
     }
