@@ -1,12 +1,12 @@
 #include "moe/io/interop.h"
 
+#include "moe/atomic_file.h"
 #include "moe/io/astra_sim.h"
 #include "moe/io/calculon.h"
 #include "moe/io/drawio.h"
 #include "moe/io/megatron_args.h"
 #include "moe/io/nccl_topo.h"
 #include "moe/io/nvidia_smi_topo.h"
-#include "moe/atomic_file.h"
 
 #include <filesystem>
 
