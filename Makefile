@@ -3,7 +3,7 @@ PRESET ?= dev
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run cli screenshot test asan format format-check clean
+.PHONY: all setup configure build run cli screenshot test asan release fuzz format format-check clean
 
 all: build
 
@@ -40,6 +40,33 @@ test: build
 
 asan:
 	@$(MAKE) --no-print-directory test PRESET=dev-asan
+
+# A plain user's build: `cmake -DCMAKE_BUILD_TYPE=Release` without the presets, so warnings are
+# not errors (MOE_WARNINGS_AS_ERRORS is OFF by default; GCC 12 at -O3 reports false positives).
+# CI runs it to prove that a user on any compiler can build the three programs.
+release: setup
+	@cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build build/release -j $(JOBS) --target moe-plan moe-planner moe-live
+	@build/release/app/moe-plan/moe-plan validate sample_clusters/*.yaml >/dev/null
+
+# libFuzzer on the scenario loader, --set parsing and the routing CSV reader, FUZZ_SECONDS each
+# (seeds: the samples, tests/fuzz/set_seeds, tests/data). A crash stops with a non-zero status
+# and leaves crash-* in build/fuzz/; keep it under tests/fuzz/regressions/.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	@mkdir -p build/fuzz/corpus-loader build/fuzz/corpus-set build/fuzz/corpus-csv
+	@cd build/fuzz && ./tests/fuzz/fuzz_scenario_loader -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=16384 -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
+		corpus-loader ../../sample_clusters ../../sample_clusters/scale-up-vs-scale-out \
+		../../tests/fuzz/regressions
+	@cd build/fuzz && ./tests/fuzz/fuzz_set_override -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=1024 -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
+		corpus-set ../../tests/fuzz/set_seeds
+	@cd build/fuzz && ./tests/fuzz/fuzz_routing_csv -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=65536 -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
+		corpus-csv ../../tests/data
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -5,6 +5,7 @@
 // view exports to valid SVG/PNG/PDF (in process and through `moe-planner --export`), and every
 // item model passes QAbstractItemModelTester.
 #include "moe/scenario_io.h"
+#include "moe_widgets/autosave.h"
 #include "moe_widgets/main_window.h"
 #include "moe_widgets/report_view.h"
 #include "moe_widgets/scenario_document.h"
@@ -50,7 +51,7 @@ private:
 };
 
 MainWindow::Options quiet() {
-    return MainWindow::Options{false, false};
+    return MainWindow::Options{false, false, {}};
 }
 
 const QStringList kViewIds = {"topology", "heatmap",     "gantt",    "breakdown",
@@ -90,6 +91,85 @@ QString checkExport(const QString& path) {
 class TestApp : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 17 #9: after a crash or a kill every unsaved edit was lost. The real app is started
+    // offscreen on a copy of the default sample, makes one edit (--test-set, as if typed), is
+    // killed with SIGKILL once its recovery file exists, and a second start restores the edit
+    // (--recover answers the "Restore unsaved edits?" question; --dump-scenario writes what the
+    // window holds). The recovery directory is isolated through XDG_STATE_HOME.
+    void editSurvivesSigkillThroughRecovery() {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath("s.yaml");
+        QVERIFY(QFile::copy(QString::fromStdString(test::samplePath("dgx-h100-8x8-moe16.yaml")),
+                            scenario));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_STATE_HOME"), dir.filePath("state"));
+        const QDir recovery(dir.filePath("state/moe-planner/recovery"));
+
+        QProcess app;
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(MOE_PLANNER_EXE),
+                  {QStringLiteral("--test-set"), QStringLiteral("layout.ep=16"), scenario});
+        QVERIFY(app.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(!recovery.entryList({QStringLiteral("*.yaml")}).isEmpty(), 20000);
+        app.kill(); // SIGKILL: no close event, no clean-up
+        QVERIFY(app.waitForFinished());
+        QCOMPARE(app.exitStatus(), QProcess::CrashExit);
+        const QStringList left = recovery.entryList({QStringLiteral("*.yaml")});
+        QCOMPARE(left.size(), 1);
+        const std::string kept = test::readFile(recovery.filePath(left[0]).toStdString());
+        QVERIFY(kept.find("# edits: 1\n") != std::string::npos);
+        QVERIFY(kept.find("  ep: 16\n") != std::string::npos);
+
+        QProcess again;
+        again.setProcessEnvironment(env);
+        const QString out = dir.filePath("restored.yaml");
+        again.start(QStringLiteral(MOE_PLANNER_EXE),
+                    {QStringLiteral("--recover"), QStringLiteral("--dump-scenario"), out});
+        QVERIFY(again.waitForFinished(60000));
+        QCOMPARE(again.exitCode(), 0);
+        const LoadResult restored = loadScenarioFile(out.toStdString());
+        QVERIFY2(restored.ok(), formatAll(restored.diagnostics).c_str());
+        QCOMPARE(restored.scenario->layout.ep, 16);
+        // Restored into the original file's text: its comments are still there.
+        QVERIFY(test::readFile(out.toStdString()).find("# dgx-h100-8x8-moe16") !=
+                std::string::npos);
+        // The killed session's file is consumed (the new session keeps its own until saved).
+        QVERIFY(!recovery.exists(left[0]));
+    }
+
+    // A clean close removes the recovery file; saving does too.
+    void cleanCloseAndSaveRemoveTheRecoveryFile() {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath("s.yaml");
+        QVERIFY(QFile::copy(QString::fromStdString(test::samplePath("dgx-h100-8x8-moe16.yaml")),
+                            scenario));
+        MainWindow::Options options{false, false, dir.filePath("recovery")};
+        MainWindow window(options);
+        QVERIFY(window.openFile(scenario));
+        QVERIFY(!hasErrors(
+            window.document()->setField(QStringLiteral("layout.ep"), QStringLiteral("16"))));
+        QCOMPARE(window.autosave()->writeNow(), QString());
+        QVERIFY(QFileInfo::exists(window.autosave()->path()));
+        QCOMPARE(window.document()->save(), QString());
+        QVERIFY(!QFileInfo::exists(window.autosave()->path()));
+        // Saving kept the file: only the ep line changed.
+        const std::string saved = test::readFile(scenario.toStdString());
+        QVERIFY(saved.find("# dgx-h100-8x8-moe16") != std::string::npos);
+        QVERIFY(saved.find("  ep: 16\n") != std::string::npos);
+        QVERIFY(!hasErrors(
+            window.document()->setField(QStringLiteral("layout.ep"), QStringLiteral("8"))));
+        QCOMPARE(window.autosave()->writeNow(), QString());
+        QVERIFY(QFileInfo::exists(window.autosave()->path()));
+        // Discard on close: a clean close all the same.
+        QTimer::singleShot(0, [] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(w))
+                    box->button(QMessageBox::Discard)->click();
+        });
+        window.close();
+        QVERIFY(!QFileInfo::exists(window.autosave()->path()));
+    }
     void initTestCase() {
         QCoreApplication::setOrganizationName(QStringLiteral("MoE Planner Tests"));
         QCoreApplication::setApplicationName(QStringLiteral("test_app"));
@@ -405,7 +485,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("watched.yaml");
         QVERIFY(saveScenarioFile(defaultScenario(), path.toStdString()).empty());
-        MainWindow window(MainWindow::Options{false, true});
+        MainWindow window(MainWindow::Options{false, true, {}});
         QVERIFY(window.openFile(path));
         QSignalSpy changed(window.document(), &ScenarioDocument::scenarioChanged);
 
@@ -450,13 +530,13 @@ private slots:
         const QString sample =
             QString::fromStdString(test::samplePath("mixtral-8x7b-32xh100.yaml"));
         {
-            MainWindow window(MainWindow::Options{true, false});
+            MainWindow window(MainWindow::Options{true, false, {}});
             QVERIFY(window.openFile(sample));
             window.dockFor("heatmap")->hide();
             QVERIFY(window.close());
         }
         QVERIFY(QSettings().value("recentFiles").toStringList().contains(sample));
-        MainWindow again(MainWindow::Options{true, false});
+        MainWindow again(MainWindow::Options{true, false, {}});
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QVERIFY(!again.dockFor("heatmap")->isVisible()); // the layout came back

@@ -4,9 +4,11 @@
 
 #include <QtTest>
 
+#include "moe/scenario_io.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -115,6 +117,68 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // Issue 17 #8: `moe-plan edit` changes exactly the values set; a no-op is byte-identical.
+    void editSetEpChangesExactlyOneLine() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out.yaml");
+        const Run r = moePlan(
+            {"edit", sample("dgx-h100-8x8-moe16.yaml"), "--set", "layout.ep=16", "-o", out});
+        QCOMPARE(r.code, 0);
+        const QStringList before =
+            QString::fromStdString(
+                moe::test::readFile(sample("dgx-h100-8x8-moe16.yaml").toStdString()))
+                .split('\n');
+        const QStringList after =
+            QString::fromStdString(moe::test::readFile(out.toStdString())).split('\n');
+        QCOMPARE(after.size(), before.size());
+        int changed = 0;
+        for (int i = 0; i < before.size(); ++i)
+            changed += before[i] != after[i];
+        QCOMPARE(changed, 1);
+        QVERIFY(after.contains(QStringLiteral("  ep: 16")));
+    }
+    void editNoOpIsByteIdenticalForEverySample() {
+        for (const std::string& path : moe::test::sampleFiles()) {
+            QTemporaryDir dir;
+            const QString out = dir.filePath("same.yaml");
+            const Run r = moePlan({"edit", QString::fromStdString(path), "-o", out});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QCOMPARE(moe::test::readFile(out.toStdString()), moe::test::readFile(path));
+        }
+    }
+    void editThatBreaksTheFileWritesNothing() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out.yaml");
+        const Run r = moePlan(
+            {"edit", sample("dgx-h100-8x8-moe16.yaml"), "--set", "layout.ep=12", "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains(QStringLiteral("layout.ep = 12 does not divide model.experts")));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+    // Issue 17 #6: --write-best into another folder kept routing.histogram_csv relative to the old.
+    void writeBestIntoAnotherFolderRebasesTheHistogram() {
+        QTemporaryDir a, b;
+        QFile csv(a.filePath("h.csv"));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write("8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n");
+        csv.close();
+        std::string yaml = moe::defaultScenarioYaml();
+        yaml.replace(yaml.find("  model: zipf\n"), 14,
+                     "  model: histogram\n  histogram_csv: h.csv\n");
+        QFile in(a.filePath("s.yaml"));
+        QVERIFY(in.open(QIODevice::WriteOnly));
+        in.write(QByteArray::fromStdString(yaml));
+        in.close();
+        const QString best = b.filePath("best.yaml");
+        const Run r = moePlan({"search", a.filePath("s.yaml"), "--top", "1", "--pin", "layout.tp=1",
+                               "--pin", "layout.pp=1", "--write-best", best});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const Run check = moePlan({"validate", best});
+        QVERIFY2(check.code == 0, qPrintable(check.err));
+        // The comments of the input survive in the written file.
+        QVERIFY(moe::test::readFile(best.toStdString()).find("# dgx-h100-8x8-moe16") !=
+                std::string::npos);
+    }
     void toolHelp();
     void commandHelp_data();
     void commandHelp();

@@ -1095,10 +1095,11 @@ private slots:
     void absurdSizes_data() {
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<QStringList>("overrides");
-        QTest::newRow("1M experts")
+        // The documented bounds (moe/limits.h): 16,384 experts x 64 MoE layers = 2^20 pairs.
+        QTest::newRow("experts x layers at the bound")
             << QString(kHandYaml)
-            << QStringList{"model.experts=1000000", "model.top_k=8", "model.layers=1",
-                           "layout.ep=8", "training.global_batch=8"};
+            << QStringList{"model.experts=16384", "model.top_k=8", "model.layers=64", "layout.ep=8",
+                           "training.global_batch=8"};
         // 25,000 nodes x 4 = 100,000 GPUs on the hand model, EP = 4 inside nodes.
         QTest::newRow("100K GPUs") << QString(kHandYaml)
                                    << QStringList{"cluster.nodes=25000", "layout.dp=100000",

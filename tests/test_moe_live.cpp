@@ -6,6 +6,7 @@
 // nodes / GPUs-per-node what-ifs (cluster_resize.h) are checked directly, without a window.
 #include "cluster_map.h"
 #include "cluster_resize.h"
+#include "save_state.h"
 #include "test_support.h"
 
 #include "moe/scenario_io.h"
@@ -144,6 +145,34 @@ class TestMoeLive : public QObject {
     }
 
 private slots:
+    // Issue 17 #9: moe-live had no unsaved-changes flag and saved over whatever path was typed.
+    void saveStateFlagsUnsavedEditsAndForeignOverwrites() {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("s.yaml").toStdString();
+        QVERIFY(
+            QFile::copy(QString::fromStdString(moe::test::samplePath("dgx-h100-8x8-moe16.yaml")),
+                        QString::fromStdString(file)));
+        moe::live::SaveState state;
+        state.opened(file);
+        const moe::LoadResult loaded = moe::loadScenarioFile(file);
+        QVERIFY(loaded.ok());
+        moe::Scenario edited = *loaded.scenario;
+        QVERIFY(!state.modified(edited));
+        edited.layout.ep = 16;
+        QVERIFY(state.modified(edited));
+        // Saving over its own file needs no question; over another existing file it does.
+        QVERIFY(!state.overwriteNeedsConfirm(file));
+        const std::string other = dir.filePath("other.yaml").toStdString();
+        QVERIFY(!state.overwriteNeedsConfirm(other));
+        QFile(QString::fromStdString(other)).open(QIODevice::WriteOnly);
+        QVERIFY(state.overwriteNeedsConfirm(other));
+        QCOMPARE(state.save(edited, file), std::string());
+        QVERIFY(!state.modified(edited));
+        // The save kept the file's comments and changed the one value.
+        const std::string text = moe::test::readFile(file);
+        QVERIFY(text.find("# dgx-h100-8x8-moe16") != std::string::npos);
+        QVERIFY(text.find("  ep: 16\n") != std::string::npos);
+    }
     void initTestCase() {
         if (QStringLiteral(MOE_XVFB_RUN).isEmpty() && qEnvironmentVariableIsEmpty("DISPLAY"))
             QSKIP("neither xvfb-run nor an X display: moe-live needs an OpenGL window");

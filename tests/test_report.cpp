@@ -16,6 +16,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 using namespace moe;
@@ -80,6 +81,9 @@ private slots:
     void pdfPagesAndText();
     void htmlEmbedsSvg();
     void headlessReportFlag();
+    void ampersandAndScriptInNameStayText();
+    void reportOnFullDiskFailsAndKeepsOldFile();
+    void exportUnderAFileFailsWithoutClaimingFiles();
 };
 
 void TestReport::compareWithItselfShowsZeroDeltas() {
@@ -289,4 +293,110 @@ void TestReport::headlessReportFlag() {
 }
 
 QTEST_MAIN(TestReport)
+namespace {
+
+struct AppRun {
+    int code = -1;
+    QString out, err;
+};
+
+AppRun runPlanner(const QStringList& args) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(MOE_PLANNER_EXE), args);
+    AppRun r;
+    if (!p.waitForFinished(120000))
+        return r;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    if (p.exitStatus() == QProcess::NormalExit)
+        r.code = p.exitCode();
+    return r;
+}
+
+} // namespace
+
+// Issue 17 #5: '&' in the name made every SVG invalid XML; '<script>' reached the HTML as markup.
+void TestReport::ampersandAndScriptInNameStayText() {
+    QTemporaryDir dir;
+    std::string yaml = defaultScenarioYaml();
+    yaml.replace(yaml.find("name: dgx-h100-8x8-moe16"), 24,
+                 "name: \"a & <script>alert(1)</script>\"");
+    const QString scenario = dir.filePath("amp.yaml");
+    QFile f(scenario);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(yaml));
+    f.close();
+    const AppRun exported =
+        runPlanner({QStringLiteral("--export"), dir.filePath("views"), QStringLiteral("--format"),
+                    QStringLiteral("svg"), scenario});
+    QCOMPARE(exported.code, 0);
+    const QStringList svgs = QDir(dir.filePath("views")).entryList({QStringLiteral("*.svg")});
+    QVERIFY(svgs.size() >= 8);
+    for (const QString& name : svgs) {
+        QFile svg(dir.filePath("views/" + name));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&svg);
+        while (!xml.atEnd())
+            xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(name + ": " + xml.errorString()));
+    }
+    const AppRun report =
+        runPlanner({QStringLiteral("--report"), dir.filePath("r.html"), scenario});
+    QCOMPARE(report.code, 0);
+    QFile html(dir.filePath("r.html"));
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(html.readAll());
+    QVERIFY(!text.contains(QStringLiteral("<script>")));
+    QVERIFY(text.contains(QStringLiteral("a &amp; &lt;script&gt;")));
+}
+
+// Issue 17 #4: on a full disk the report printed "wrote ... (8 pages)", exited 0 and left a
+// truncated file in place of the old one. A 64 KB tmpfs is a full disk for a report (root only;
+// skipped where mounting is not allowed).
+void TestReport::reportOnFullDiskFailsAndKeepsOldFile() {
+    QTemporaryDir dir;
+    const QString mount = dir.filePath("full");
+    QDir().mkpath(mount);
+    if (QProcess::execute(QStringLiteral("mount"),
+                          {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+                           QStringLiteral("size=64k"), QStringLiteral("tmpfs"), mount}) != 0)
+        QSKIP("cannot mount a small tmpfs here (needs root)");
+    const QString old_report = mount + QStringLiteral("/report.pdf");
+    QFile old(old_report);
+    QVERIFY(old.open(QIODevice::WriteOnly));
+    old.write("OLD REPORT");
+    old.close();
+    QFile filler(mount + QStringLiteral("/filler"));
+    QVERIFY(filler.open(QIODevice::WriteOnly));
+    filler.write(QByteArray(80 * 1024, 'x')); // fails part way: the disk is now full
+    filler.close();
+    const AppRun r = runPlanner({QStringLiteral("--report"), old_report});
+    QByteArray kept;
+    if (old.open(QIODevice::ReadOnly))
+        kept = old.readAll();
+    old.close();
+    const QStringList left = QDir(mount).entryList(QDir::Files);
+    QProcess::execute(QStringLiteral("umount"), {mount});
+    QCOMPARE(kept, QByteArray("OLD REPORT"));
+    QCOMPARE(left, (QStringList{QStringLiteral("filler"), QStringLiteral("report.pdf")}));
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("No space left on device")), qPrintable(r.err));
+    QVERIFY(!r.out.contains(QStringLiteral("wrote")));
+}
+
+// Issue 17 #4: --export under a path whose parent is a file printed "wrote 23 files".
+void TestReport::exportUnderAFileFailsWithoutClaimingFiles() {
+    QTemporaryDir dir;
+    QFile file(dir.filePath("afile"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    const AppRun r = runPlanner({QStringLiteral("--export"), dir.filePath("afile/views")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(!r.out.contains(QStringLiteral("wrote")));
+    QVERIFY2(r.err.contains(QStringLiteral("is a file, not a directory")), qPrintable(r.err));
+}
+
 #include "test_report.moc"

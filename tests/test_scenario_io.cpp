@@ -622,7 +622,7 @@ layuot:
         const std::string taken = dir.filePath("taken").toStdString();
         std::filesystem::create_directory(taken);
         QCOMPARE(saveScenarioFile(defaultScenario(), taken),
-                 "cannot replace '" + taken + "': Is a directory");
+                 "cannot write '" + taken + "': Is a directory");
         QVERIFY(std::filesystem::is_directory(taken));
         QVERIFY((filesIn(dir.path()) == std::vector<std::string>{"scenario.yaml", "taken"}));
 

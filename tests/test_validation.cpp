@@ -345,8 +345,46 @@ const std::vector<Case>& singleProblemCases() {
          "cluster.rack_power_limit_kw", "cluster.rack_power_limit_kw = -1 must be at least 0"},
         {"max nodes per token", [](Scenario& s) { s.layout.max_nodes_per_token = 9; },
          "layout.max_nodes_per_token", "layout.max_nodes_per_token = 9 exceeds cluster.nodes = 8"},
-        {"cluster too large", [](Scenario& s) { s.cluster.nodes = 200000; }, "cluster.nodes",
-         "cluster: 200000 nodes x 8 GPUs = 1600000 GPUs exceeds the supported maximum of 1000000"},
+        {"cluster too large", [](Scenario& s) { s.cluster.nodes = 20000; }, "cluster.nodes",
+         "cluster: 20000 nodes x 8 GPUs = 160000 GPUs exceeds the supported maximum of 131072"},
+        // Issue 17 #1: a million NICs per node only warned and left an empty hardware graph.
+        {"nics per node beyond bound", [](Scenario& s) { s.cluster.nics_per_node = 1000000; },
+         "cluster.scale_out.nics_per_node",
+         "cluster.scale_out.nics_per_node = 1000000 exceeds the supported maximum of 64"},
+        // Issue 17 #2: a batch of 4e12 sequences overflowed the int micro-batch count.
+        {"global batch beyond bound",
+         [](Scenario& s) { s.training.global_batch = 4'000'000'000'000; }, "training.global_batch",
+         "training.global_batch = 4000000000000 exceeds the supported maximum of 16777216"},
+        {"kv_lora_rank beyond bound",
+         [](Scenario& s) {
+             s.model.attention = AttentionKind::mla;
+             s.model.mla.kv_lora_rank = 2147483647;
+         },
+         "model.mla.kv_lora_rank",
+         "model.mla.kv_lora_rank = 2147483647 exceeds the supported maximum of 262144"},
+        // Issue 17 #3: experts 1e7 took 5 GB, layers 1e9 ended in bad_alloc.
+        {"experts beyond bound", [](Scenario& s) { s.model.experts = 10'000'000; }, "model.experts",
+         "model.experts = 10000000 exceeds the supported maximum of 16384"},
+        {"layers beyond bound", [](Scenario& s) { s.model.layers = 1'000'000'000; }, "model.layers",
+         "model.layers = 1000000000 exceeds the supported maximum of 1024"},
+        {"expert-layer pairs beyond bound",
+         [](Scenario& s) {
+             s.model.experts = 16384;
+             s.model.layers = 128;
+         },
+         "model.experts",
+         "model: 16384 experts x 128 MoE layers = 2097152 exceeds the supported maximum of "
+         "1048576 (expert, layer) pairs"},
+        {"micro-batches per step beyond bound",
+         [](Scenario& s) { s.training.global_batch = 64 * 20000; }, "training.global_batch",
+         "training.global_batch / (layout.dp * training.micro_batch) = 20000 micro-batches per "
+         "step exceeds the supported maximum of 16384"},
+        {"bandwidth too small", [](Scenario& s) { s.cluster.nic.bandwidth_gbps = 1e-300; },
+         "cluster.scale_out.bandwidth_gbps",
+         "cluster.scale_out.bandwidth_gbps = 1e-300 is too small (the minimum is 1e-06)"},
+        {"price too large", [](Scenario& s) { s.cluster.gpu.price_usd = 1e300; },
+         "cluster.gpu_overrides.price_usd",
+         "cluster.gpu_overrides.price_usd = 1e+300 exceeds the supported maximum of 1e+15"},
         {"nics per node warning", [](Scenario& s) { s.cluster.nics_per_node = 3; },
          "cluster.scale_out.nics_per_node",
          "cluster.scale_out.nics_per_node = 3 does not divide cluster.gpus_per_node = 8, so some "
@@ -706,12 +744,16 @@ private slots:
         s.training.global_batch = std::numeric_limits<int64_t>::max();
         const Diagnostics d = validateScenario(s);
         QVERIFY(hasErrors(d));
-        bool gpu_count = false;
-        for (const Diagnostic& x : d)
-            gpu_count = gpu_count || (x.field == "layout.dp" &&
-                                      x.message.find("does not equal the cluster's 64 GPUs") !=
-                                          std::string::npos);
-        QVERIFY2(gpu_count, formatAll(d).c_str());
+        // Every degree and the batch are refused at their documented bound, without follow-up
+        // rules that would multiply them.
+        for (const char* f : {"layout.tp", "layout.cp", "layout.pp", "layout.dp", "layout.ep",
+                              "layout.etp", "layout.vpp", "training.global_batch"}) {
+            const bool bounded = std::any_of(d.begin(), d.end(), [&](const Diagnostic& x) {
+                return x.field == f &&
+                       x.message.find("exceeds the supported maximum") != std::string::npos;
+            });
+            QVERIFY2(bounded, (std::string(f) + "\n" + formatAll(d)).c_str());
+        }
     }
 
     void sourceMapLocatesDiagnostics() {

@@ -196,6 +196,7 @@ LiveApp::LiveApp(const Options& options)
 
 void LiveApp::start(const Scenario& scenario, const std::string& base_dir) {
     base_dir_ = base_dir;
+    save_state_.opened(options_.file);
     install(evaluateJob(scenario, base_dir_));
 }
 
@@ -339,7 +340,68 @@ void LiveApp::openFile() {
     }
     base_dir_ = directoryOf(path_buf_);
     file_message_ = std::string("opened ") + path_buf_;
+    save_state_.opened(path_buf_);
     submit(*r.scenario);
+}
+
+void LiveApp::requestSave() {
+    if (save_state_.overwriteNeedsConfirm(path_buf_))
+        confirm_overwrite_ = true;
+    else
+        saveNow();
+}
+
+void LiveApp::saveNow() {
+    const std::string err = save_state_.save(editBase(), path_buf_);
+    file_message_ = err.empty() ? std::string("saved ") + path_buf_ : err;
+    base_dir_ = err.empty() ? directoryOf(path_buf_) : base_dir_;
+}
+
+bool LiveApp::confirmClose() {
+    if (close_approved_ || !modified())
+        return true;
+    confirm_close_ = true;
+    return false;
+}
+
+void LiveApp::uiDialogs() {
+    if (confirm_overwrite_) {
+        ImGui::OpenPopup("Replace file?");
+        confirm_overwrite_ = false;
+    }
+    if (confirm_close_) {
+        ImGui::OpenPopup("Unsaved changes");
+        confirm_close_ = false;
+    }
+    if (ImGui::BeginPopupModal("Replace file?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("%s already exists and is not the file this scenario came from.", path_buf_);
+        ImGui::Text("Replace it?");
+        if (ImGui::Button("Replace")) {
+            saveNow();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel"))
+            ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+    if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("The scenario has unsaved changes. Save them to %s?", path_buf_);
+        if (ImGui::Button("Save")) {
+            saveNow();
+            close_approved_ = !modified();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Discard")) {
+            close_approved_ = true;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel"))
+            ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
 }
 
 std::string LiveApp::takeScreenshotRequest() {
@@ -355,6 +417,7 @@ void LiveApp::buildFrame(int fb_w, int fb_h) {
     if (playing_)
         stepReplay();
     uiMenu();
+    uiDialogs();
     const float menu_h = ImGui::GetFrameHeight();
     const float panel_w = std::min(430.0f, fb_w * 0.45f);
     map_x_ = static_cast<int>(panel_w);
@@ -380,10 +443,8 @@ void LiveApp::uiMenu() {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open scenario (path in the panel)"))
             openFile();
-        if (ImGui::MenuItem("Save scenario")) {
-            const std::string err = saveScenarioFile(current_.scenario, path_buf_);
-            file_message_ = err.empty() ? std::string("saved ") + path_buf_ : err;
-        }
+        if (ImGui::MenuItem("Save scenario"))
+            requestSave();
         if (ImGui::MenuItem("Save screenshot")) {
             screenshot_request_ = shot_buf_;
             file_message_ = std::string("screenshot ") + shot_buf_;
@@ -404,9 +465,9 @@ void LiveApp::uiMenu() {
         ImGui::EndMenu();
     }
     const Report& r = *current_.report;
-    ImGui::Text("   %s  |  %d GPUs  |  step %.3f s (evaluate)  |  evaluate %.1f ms%s",
-                current_.scenario.name.c_str(), r.gpus, r.step_time_s, current_.evaluate_ms,
-                job_running_ ? "  |  evaluating..." : "");
+    ImGui::Text("   %s%s  |  %d GPUs  |  step %.3f s (evaluate)  |  evaluate %.1f ms%s",
+                current_.scenario.name.c_str(), modified() ? " (unsaved changes)" : "", r.gpus,
+                r.step_time_s, current_.evaluate_ms, job_running_ ? "  |  evaluating..." : "");
     ImGui::EndMainMenuBar();
 }
 
@@ -417,10 +478,8 @@ void LiveApp::uiControls() {
     if (ImGui::Button("Open"))
         openFile();
     ImGui::SameLine();
-    if (ImGui::Button("Save")) {
-        const std::string err = saveScenarioFile(current_.scenario, path_buf_);
-        file_message_ = err.empty() ? std::string("saved ") + path_buf_ : err;
-    }
+    if (ImGui::Button(modified() ? "Save*" : "Save"))
+        requestSave();
     ImGui::SameLine();
     if (ImGui::Button("Screenshot"))
         screenshot_request_ = shot_buf_;

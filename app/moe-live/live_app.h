@@ -4,6 +4,7 @@
 // replayed step by step with moe::Replay; the map is one instanced draw (cluster_map.h).
 
 #include "cluster_map.h"
+#include "save_state.h"
 
 #include "moe/evaluate.h"
 #include "moe/replay.h"
@@ -81,6 +82,14 @@ public:
     /// A screenshot path the menu asked for since the last call (empty = none).
     std::string takeScreenshotRequest();
 
+    /// True when the shown (or queued) scenario differs from its file: the menu bar says so.
+    bool modified() const { return save_state_.modified(editBase()); }
+    /// The window was asked to close: true when it may (nothing unsaved, or the user chose Save
+    /// or Discard), else false and the "Unsaved changes" dialog opens.
+    bool confirmClose();
+    /// True once the user answered the close dialog with Save (succeeded) or Discard.
+    bool closeApproved() const { return close_approved_; }
+
     // For the headless runs and the benchmark.
     int gpuCount() const { return layout_.gpus; }
     int cellsDrawn() const { return map_.instances(); }
@@ -105,6 +114,10 @@ private:
     void requestEdit(const std::string& path, const std::string& value);
     void submit(const Scenario& scenario);
     void openFile();
+    /// Saves to the path in the panel, asking first when that would replace another file.
+    void requestSave();
+    void saveNow();
+    void uiDialogs();
     void uiMenu();
     void uiControls();
     void uiReplay();
@@ -145,6 +158,10 @@ private:
     std::string edit_error_;
     std::string file_message_;
     char path_buf_[1024] = {};
+    SaveState save_state_;
+    bool confirm_overwrite_ = false; ///< open the "Replace file?" dialog
+    bool confirm_close_ = false;     ///< open the "Unsaved changes" dialog
+    bool close_approved_ = false;
     char shot_buf_[1024] = "moe-live.png";
     std::string screenshot_request_;
     double replay_ms_ = 0, colors_ms_ = 0;

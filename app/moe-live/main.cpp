@@ -330,7 +330,13 @@ int main(int argc, char** argv) {
                             rect[3]);
                 std::fflush(stdout);
             } else {
-                while (!glfwWindowShouldClose(window)) {
+                while (!app.closeApproved()) {
+                    // Closing with unsaved changes asks Save / Discard / Cancel first.
+                    if (glfwWindowShouldClose(window)) {
+                        if (app.confirmClose())
+                            break;
+                        glfwSetWindowShouldClose(window, GLFW_FALSE);
+                    }
                     runFrame(window, app, false);
                     const std::string shot = app.takeScreenshotRequest();
                     if (!shot.empty()) {

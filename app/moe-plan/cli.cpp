@@ -1,20 +1,24 @@
 #include "cli.h"
 
+#include "import_export.h"
 #include "report_text.h"
 #include "search_text.h"
 #include "text_table.h"
 #include "timeline_text.h"
 
+#include "moe/atomic_file.h"
 #include "moe/catalog.h"
 #include "moe/evaluate.h"
 #include "moe/json_writer.h"
 #include "moe/placement.h"
 #include "moe/scenario_io.h"
+#include "moe/scenario_text.h"
 #include "moe/search.h"
 #include "moe/topology.h"
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -39,6 +43,7 @@ struct Options {
     /// --reserve: the report's memory-tight share unless given
     int reserve_pct = static_cast<int>(std::lround(warning_threshold::kMemoryTightShare * 100));
     std::string write_best;
+    std::string output; ///< edit: -o OUT
 };
 
 struct Command {
@@ -63,6 +68,11 @@ const char* kToolHelpFooter = R"(
 Run 'moe-plan <command> --help' for a command's options.
 Exit status: 0 success, 1 bad input (scenario errors), 2 usage error.
 )";
+
+std::string directoryOf(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+}
 
 /// Loads FILE (with --set overrides) or, when no file is given, the built-in default.
 std::optional<Scenario> loadOrReport(const std::string* path,
@@ -236,7 +246,16 @@ int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
         // The old description would describe the old layout.
         Scenario best = result.ranked.front().scenario;
         best.description = "moe-plan search winner: " + layoutSummary(best);
-        const std::string problem = saveScenarioFile(best, options.write_best);
+        // The input file with only the winning layout's values rewritten (its comments kept, a
+        // relative histogram path rebased to the output's folder).
+        ScenarioSource origin;
+        if (file) {
+            readFileBounded(*file, origin.text);
+            origin.base_dir = directoryOf(*file);
+        } else {
+            origin.text = defaultScenarioYaml();
+        }
+        const std::string problem = saveScenarioText(best, origin, options.write_best);
         if (!problem.empty()) {
             err << "moe-plan search: cannot write " << options.write_best << ": " << problem
                 << "\n";
@@ -245,6 +264,47 @@ int cmdSearch(const Options& options, std::ostream& out, std::ostream& err) {
         // Keep --json output machine-readable: the note goes to stderr there.
         (options.json ? err : out) << "Best layout written to " << options.write_best << "\n";
     }
+    return kExitOk;
+}
+
+int cmdEdit(const Options& options, std::ostream& out, std::ostream& err) {
+    const std::string& file = options.files[0];
+    const std::string& target = options.output.empty() ? file : options.output;
+    std::string text;
+    if (const std::string problem = readFileBounded(file, text); !problem.empty()) {
+        err << "moe-plan edit: cannot read " << file << ": " << problem << "\n";
+        return kExitBadInput;
+    }
+    ScenarioTextEdit edit = editScenarioText(text, options.overrides);
+    if (!edit.ok()) {
+        for (const Diagnostic& d : edit.diagnostics)
+            err << d.format() << "\n";
+        return kExitBadInput;
+    }
+    // A relative histogram path must still name the same file from the output's folder.
+    const std::string from_dir = directoryOf(file);
+    const std::string to_dir = directoryOf(target);
+    const LoadResult here = loadScenarioText(edit.text, file, from_dir);
+    if (here.ok() && !here.scenario->routing.histogram_csv.empty()) {
+        const std::string& csv = here.scenario->routing.histogram_csv;
+        const std::string moved = rebaseRelativePath(csv, from_dir, to_dir);
+        if (moved != csv)
+            edit =
+                editScenarioText(edit.text, {"routing.histogram_csv=" + JsonWriter::escape(moved)});
+    }
+    // The edited file must load: nothing is written otherwise.
+    const LoadResult result = loadScenarioText(edit.text, target, to_dir);
+    for (const Diagnostic& d : result.diagnostics)
+        err << d.format() << "\n";
+    if (!result.ok())
+        return kExitBadInput;
+    if (target == file && edit.text == text)
+        return kExitOk;
+    if (const std::string problem = writeFileAtomically(target, edit.text); !problem.empty()) {
+        err << "moe-plan edit: " << problem << "\n";
+        return kExitBadInput;
+    }
+    out << "wrote " << target << "\n";
     return kExitOk;
 }
 
@@ -303,6 +363,13 @@ const std::vector<Command>& commands() {
          "  --steps N   routing samples for the distribution (default 20)\n"
          "  --bench     time the simulation instead (median over repeated runs)",
          true, true, 0, 1, cmdTimeline},
+        {"edit", "edit FILE --set key=value ... [-o OUT.yaml]",
+         "Edits a scenario file as text: each --set rewrites only that value (a missing key is\n"
+         "inserted under its section), so comments, order, formatting and explicit defaults\n"
+         "stay as written, and an edit that changes nothing leaves the file byte-identical.\n"
+         "The result must load (else nothing is written); it replaces FILE atomically, or is\n"
+         "written to OUT (a relative routing.histogram_csv is rebased to OUT's folder).",
+         false, true, 1, 1, cmdEdit},
         {"search", "search [FILE] [--pin key=value ...] [--top N] [--json] [--write-best OUT.yaml]",
          "Searches the parallel layouts of the scenario's cluster and model (TP, CP, PP and\n"
          "virtual stages, DP, EP, expert-TP, rank order, micro-batch, recompute, schedule),\n"
@@ -331,7 +398,7 @@ std::string toolHelp() {
     std::string text = kToolHelp;
     for (const Command& c : commands())
         text += "  " + std::string(c.synopsis) + "\n";
-    return text + kToolHelpFooter;
+    return text + importExportSynopses() + kToolHelpFooter;
 }
 
 std::string commandHelp(const Command& c) {
@@ -419,6 +486,10 @@ std::optional<std::string> parseOptions(const Command& c, const std::vector<std:
                     return "--steps needs a whole number of at least 1";
                 options.timeline.steps = number;
             }
+        } else if ((a == "-o" || a == "--output") && std::string(c.name) == "edit") {
+            if (i + 1 >= args.size())
+                return a + " needs a value";
+            options.output = args[++i];
         } else if (a == "--bench" && std::string(c.name) == "timeline") {
             options.timeline.bench = true;
         } else if (a.size() > 1 && a[0] == '-') {
@@ -451,6 +522,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     const std::string& name = args[0];
     if (name == "--help" || name == "-h" || name == "help") {
         if (name == "help" && args.size() > 1) {
+            if (const std::optional<std::string> help = importExportHelp(args[1])) {
+                out << *help;
+                return kExitOk;
+            }
             for (const Command& c : commands()) {
                 if (args[1] == c.name) {
                     out << commandHelp(c);
@@ -463,6 +538,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         out << toolHelp();
         return kExitOk;
     }
+    if (const std::optional<int> status = runImportExport(args, out, err))
+        return *status;
     for (const Command& c : commands()) {
         if (name != c.name)
             continue;

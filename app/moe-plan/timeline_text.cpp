@@ -3,13 +3,13 @@
 #include "report_text.h"
 #include "text_table.h"
 
+#include "moe/atomic_file.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -27,14 +27,11 @@ double threadCpuSeconds() {
 }
 
 bool writeFile(const std::string& path, const std::string& text, std::ostream& err) {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    if (file)
-        file << text;
-    if (!file) {
-        err << "moe-plan timeline: cannot write " << path << "\n";
-        return false;
-    }
-    return true;
+    const std::string problem = writeFileAtomically(path, text);
+    if (problem.empty())
+        return true;
+    err << "moe-plan timeline: " << problem << "\n";
+    return false;
 }
 
 std::string benchText(const Scenario& s, const Report& report) {

@@ -3,8 +3,12 @@
 //   moe-planner --screenshot OUT.png [FILE.yaml]                    the window after first paint
 //   moe-planner --bench [--repeat N] [FILE.yaml]                    start-up and edit latencies
 //   moe-planner --report OUT.pdf|OUT.html [--baseline B.yaml] [FILE.yaml]  design-review report
+//   moe-planner [--recover] [--test-set key=value ...] [--dump-scenario OUT.yaml] [FILE.yaml]
+//       crash recovery (see moe_widgets/autosave.h; tests/test_app.cpp kills the app with SIGKILL)
 #include "moe/diagnostics.h"
 #include "moe/scenario_io.h"
+#include "moe/scenario_text.h"
+#include "moe_widgets/autosave.h"
 #include "moe_widgets/design_report.h"
 #include "moe_widgets/main_window.h"
 #include "moe_widgets/report_view.h"
@@ -99,7 +103,7 @@ bool loadInto(MainWindow& window, const QString& file) {
 }
 
 int runExport(const QString& directory, const QStringList& formats, const QString& file) {
-    MainWindow window(MainWindow::Options{false, false});
+    MainWindow window(MainWindow::Options{false, false, {}});
     if (!loadInto(window, file))
         return kExitBadInput;
     window.resize(1600, 1000);
@@ -107,10 +111,17 @@ int runExport(const QString& directory, const QStringList& formats, const QStrin
     const QStringList problems = window.exportViews(directory, formats);
     for (const QString& problem : problems)
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(problem));
-    const qsizetype written = window.views().size() * formats.size() - problems.size();
-    std::printf("wrote %lld files to %s\n", static_cast<long long>(written),
+    if (!problems.isEmpty()) {
+        // Only a complete export is announced as written.
+        std::fprintf(stderr, "moe-planner: export to %s failed\n",
+                     qPrintable(QDir::toNativeSeparators(directory)));
+        return kExitBadInput;
+    }
+    // Every view in every format, and topology.drawio.
+    std::printf("wrote %lld files to %s\n",
+                static_cast<long long>(window.views().size() * formats.size() + 1),
                 qPrintable(QDir::toNativeSeparators(directory)));
-    return problems.isEmpty() ? kExitOk : kExitBadInput;
+    return kExitOk;
 }
 
 /// Evaluates FILE (or the built-in default) and writes its design-review report, compared with
@@ -168,7 +179,7 @@ int withFirstFrame(MainWindow& window, const std::function<int(double)>& then) {
 }
 
 int runScreenshot(const QString& out, const QSize& size, bool dark, const QString& file) {
-    MainWindow window(MainWindow::Options{false, false});
+    MainWindow window(MainWindow::Options{false, false, {}});
     if (!loadInto(window, file))
         return kExitBadInput;
     if (dark)
@@ -242,7 +253,7 @@ void benchTopologyFrames(MainWindow& window) {
 }
 
 int runBench(int repeat, const QString& file) {
-    MainWindow window(MainWindow::Options{false, false});
+    MainWindow window(MainWindow::Options{false, false, {}});
     if (!loadInto(window, file))
         return kExitBadInput;
     window.resize(1600, 1000);
@@ -372,8 +383,23 @@ int main(int argc, char** argv) {
         QStringLiteral("baseline"),
         QStringLiteral("With --report: compare with this scenario (adds the comparison pages)."),
         QStringLiteral("B.yaml"));
+    const QCommandLineOption recover_option(
+        QStringLiteral("recover"),
+        QStringLiteral("Restore the newest unsaved edits left by a crashed or killed session "
+                       "without asking (otherwise the window asks)."));
+    const QCommandLineOption test_set_option(
+        QStringLiteral("test-set"),
+        QStringLiteral("After start, apply key=value as an edit in the window, as if typed in the "
+                       "editor (for scripts and the crash-recovery test; repeatable)."),
+        QStringLiteral("key=value"));
+    const QCommandLineOption dump_option(
+        QStringLiteral("dump-scenario"),
+        QStringLiteral("After start (and --recover, --test-set), write the window's scenario to "
+                       "OUT.yaml as Save would, without saving the document, then exit."),
+        QStringLiteral("OUT.yaml"));
     parser.addOptions({export_option, format_option, screenshot_option, size_option, dark_option,
-                       bench_option, repeat_option, report_option, baseline_option});
+                       bench_option, repeat_option, report_option, baseline_option, recover_option,
+                       test_set_option, dump_option});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(parser.errorText()));
         return kExitUsage;
@@ -432,11 +458,41 @@ int main(int argc, char** argv) {
         return runBench(repeat, file);
     }
 
-    MainWindow window;
+    MainWindow::Options options;
+    options.recovery_dir = moe::widgets::Autosave::defaultDirectory();
+    MainWindow window(options);
     if (dark)
         useDarkPalette(window);
     if (!file.isEmpty())
         window.openFile(file); // problems are listed in the window's warnings panel
     window.show();
+    // After a crash or a kill the window offers the unsaved edits it left behind.
+    const bool recover = parser.isSet(recover_option);
+    QTimer::singleShot(0, &window, [&window, recover] { window.offerRecovery(recover); });
+    const QStringList edits = parser.values(test_set_option);
+    if (!edits.isEmpty()) {
+        QTimer::singleShot(0, &window, [&window, edits] {
+            for (const QString& edit : edits) {
+                const qsizetype eq = edit.indexOf('=');
+                const moe::Diagnostics problems =
+                    window.document()->setField(edit.left(eq), edit.mid(eq + 1));
+                if (eq < 0 || moe::hasErrors(problems))
+                    std::fprintf(stderr, "moe-planner: --test-set %s: %s\n", qPrintable(edit),
+                                 eq < 0 ? "expected key=value" : moe::formatAll(problems).c_str());
+            }
+        });
+    }
+    if (parser.isSet(dump_option)) {
+        const QString out = parser.value(dump_option);
+        QTimer::singleShot(0, &window, [&window, out] {
+            const moe::widgets::ScenarioDocument* doc = window.document();
+            const std::string problem =
+                moe::saveScenarioText(doc->scenario(), doc->origin(), out.toStdString());
+            if (!problem.empty())
+                std::fprintf(stderr, "moe-planner: %s\n", problem.c_str());
+            // Not a clean close: a restored session keeps its recovery file until saved.
+            QCoreApplication::exit(problem.empty() ? kExitOk : kExitBadInput);
+        });
+    }
     return QApplication::exec();
 }

@@ -9,9 +9,13 @@ std::string Diagnostic::format() const {
     // a line number, so it goes too.
     std::string location = file;
     if (line > 0) {
-        location += (location.empty() ? "" : ":") + std::to_string(line);
-        if (column > 0)
-            location += ':' + std::to_string(column);
+        if (!location.empty())
+            location += ':';
+        location += std::to_string(line);
+        if (column > 0) {
+            location += ':';
+            location += std::to_string(column);
+        }
     }
     std::string text = location.empty() ? std::string() : location + ": ";
     text += severity == Severity::error ? "error: " : "warning: ";

@@ -1,5 +1,7 @@
 #include "moe/json_writer.h"
 
+#include "moe/text.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -12,39 +14,7 @@ std::string formatNumber(double number) {
 }
 
 std::string JsonWriter::escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    for (const char c : text) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                static const char* hex = "0123456789abcdef";
-                out += "\\u00";
-                out += hex[(c >> 4) & 0xf];
-                out += hex[c & 0xf];
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-    return out;
+    return escapeJson(text);
 }
 
 void JsonWriter::newline() {

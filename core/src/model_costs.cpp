@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace moe {
 
@@ -184,7 +185,10 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
 int microBatchesPerStep(const Scenario& scenario) {
     const int64_t per_step =
         int64_t(atLeastOne(scenario.layout.dp)) * atLeastOne(scenario.training.micro_batch);
-    return int(std::max<int64_t>(1, scenario.training.global_batch / per_step));
+    // Validation bounds the count (limits::kMaxMicroBatchesPerStep); the clamp keeps an
+    // unvalidated scenario from wrapping the int.
+    return int(std::clamp<int64_t>(scenario.training.global_batch / per_step, 1,
+                                   std::numeric_limits<int>::max()));
 }
 
 double tokensPerGpuPerMicroBatch(const Scenario& scenario) {

@@ -1,7 +1,11 @@
 #include "moe/scenario_io.h"
 
 #include "embedded.h"
+#include "moe/atomic_file.h"
 #include "moe/catalog.h"
+#include "moe/limits.h"
+#include "moe/routing_csv.h"
+#include "moe/text.h"
 #include "moe/validate.h"
 
 #include <yaml-cpp/yaml.h>
@@ -19,6 +23,7 @@
 #include <span>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <fcntl.h>
@@ -51,8 +56,6 @@ namespace fs = std::filesystem;
 constexpr const char* kDefaultNicPreset = "cx7-400g";
 /// Diagnostics about command-line overrides name this instead of the scenario file.
 constexpr const char* kOverrideSource = "--set";
-/// A broken CSV can have thousands of bad cells; past this many the rest add nothing.
-constexpr int kMaxCsvErrors = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Small text helpers
@@ -136,7 +139,8 @@ std::string closestName(const std::string& written, const std::vector<std::strin
 
 std::string shortQuote(const std::string& text) {
     constexpr std::size_t kMax = 40;
-    return "'" + (text.size() > kMax ? text.substr(0, kMax) + "..." : text) + "'";
+    return "'" + visibleText(std::string_view(text).substr(0, kMax)) +
+           (text.size() > kMax ? "..." : "") + "'";
 }
 
 /// How a value reads in "expected X, got Y".
@@ -157,24 +161,8 @@ template <typename Number> std::string formatNumber(Number value) {
     return std::string(buffer, result.ptr);
 }
 
-std::string errnoText(int error) {
-    return std::strerror(error);
-}
-
-/// Reads a whole file; returns "" on success, else the reason.
 std::string readWholeFile(const std::string& path, std::string& text) {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file)
-        return errnoText(errno);
-    text.clear();
-    char buffer[65536];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-        text.append(buffer, got);
-    // A directory opens fine on Linux and only fails on read (EISDIR).
-    const int error = std::ferror(file) ? errno : 0;
-    std::fclose(file);
-    return error ? errnoText(error) : std::string();
+    return readFileBounded(path, text);
 }
 
 std::string directoryOf(const std::string& path) {
@@ -194,12 +182,7 @@ std::string_view withoutPlus(const std::string& text) {
 }
 
 std::optional<double> parseFinite(const std::string& text) {
-    const std::string_view view = withoutPlus(text);
-    double value = 0;
-    const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
-    if (error != std::errc() || end != view.data() + view.size() || !std::isfinite(value))
-        return std::nullopt;
-    return value;
+    return parseFiniteNumber(text);
 }
 
 enum class WholeParse { ok, not_whole, out_of_range };
@@ -794,12 +777,13 @@ public:
             }
             const std::string& key = it->first.Scalar();
             const std::string child = joinPath(path, key);
-            const auto earlier = std::find_if(entries_.begin(), entries_.end(),
-                                              [&](const Entry& e) { return e.key == key; });
-            if (earlier != entries_.end()) {
+            // A hash index keeps a map of thousands of keys linear, not quadratic.
+            const auto [earlier, fresh] = index_.try_emplace(key, entries_.size());
+            if (!fresh) {
                 l.error(child, it->first,
                         "duplicate field '" + child + "' (first written on line " +
-                            std::to_string(earlier->key_node.Mark().line + 1) + ")");
+                            std::to_string(entries_[earlier->second].key_node.Mark().line + 1) +
+                            ")");
                 continue;
             }
             l.record(child, it->first.Mark());
@@ -808,13 +792,12 @@ public:
     }
 
     const YAML::Node* take(const std::string& key) {
-        for (Entry& entry : entries_) {
-            if (entry.key == key) {
-                entry.used = true;
-                return &entry.value;
-            }
-        }
-        return nullptr;
+        const auto it = index_.find(key);
+        if (it == index_.end())
+            return nullptr;
+        Entry& entry = entries_[it->second];
+        entry.used = true;
+        return &entry.value;
     }
 
     template <typename T>
@@ -822,15 +805,31 @@ public:
         std::vector<std::string> known;
         for (const FieldDef<T>& def : fields)
             known.emplace_back(def.key);
+        // The first few are listed with a suggestion each; a file with thousands of stray keys
+        // gets one closing count instead of thousands of lines.
+        int unknown = 0;
+        const Entry* first_unlisted = nullptr;
         for (const Entry& entry : entries_) {
             if (entry.used)
                 continue;
+            if (++unknown > limits::kMaxListedUnknownKeys) {
+                if (!first_unlisted)
+                    first_unlisted = &entry;
+                continue;
+            }
             const std::string child = joinPath(path, entry.key);
             const std::string guess = closestName(entry.key, known);
             l.error(child, entry.key_node,
                     "unknown field '" + child + "' — " +
                         (guess.empty() ? "expected one of: " + joinNames(known, ", ")
                                        : "did you mean '" + joinPath(path, guess) + "'?"));
+        }
+        if (first_unlisted) {
+            const int rest = unknown - limits::kMaxListedUnknownKeys;
+            l.error(joinPath(path, first_unlisted->key), first_unlisted->key_node,
+                    "and " + std::to_string(rest) + " more unknown field" + (rest == 1 ? "" : "s") +
+                        " in " + describeParent(path) + " (only the first " +
+                        std::to_string(limits::kMaxListedUnknownKeys) + " are listed)");
         }
     }
 
@@ -846,6 +845,7 @@ private:
         bool used = false;
     };
     std::vector<Entry> entries_;
+    std::unordered_map<std::string, std::size_t> index_; ///< key -> its entry
 };
 
 template <typename T>
@@ -967,60 +967,6 @@ void deriveDp(Loader& l, Scenario& s) {
                    " GPUs");
 }
 
-void reportCsvError(Loader& l, const std::string& file, int line, int column,
-                    const std::string& message) {
-    Diagnostic d;
-    d.file = file;
-    d.line = line;
-    d.column = column;
-    d.field = "routing.histogram_csv";
-    d.message = message;
-    l.diagnostics.push_back(std::move(d));
-}
-
-/// One row per non-empty line; '#' starts a comment. Errors name the CSV file, line and cell.
-std::vector<std::vector<double>> parseHistogramCsv(Loader& l, const std::string& file,
-                                                   const std::string& text) {
-    std::vector<std::vector<double>> rows;
-    int errors = 0;
-    int line_number = 0;
-    std::size_t line_start = 0;
-    while (line_start < text.size() && errors < kMaxCsvErrors) {
-        std::size_t line_end = text.find('\n', line_start);
-        if (line_end == std::string::npos)
-            line_end = text.size();
-        ++line_number;
-        std::string line = text.substr(line_start, line_end - line_start);
-        line_start = line_end + 1;
-        line.resize(std::min(line.find('#'), line.size()));
-        if (trim(line).empty())
-            continue;
-        std::vector<double> row;
-        std::size_t cell_start = 0;
-        while (cell_start <= line.size() && errors < kMaxCsvErrors) {
-            const std::size_t comma = std::min(line.find(',', cell_start), line.size());
-            const std::string raw = line.substr(cell_start, comma - cell_start);
-            const std::string cell = trim(raw);
-            const std::optional<double> weight = parseFinite(cell);
-            if (!weight || *weight < 0) {
-                ++errors;
-                const std::size_t column =
-                    cell_start + std::min(raw.find_first_not_of(" \t"), raw.size());
-                reportCsvError(l, file, line_number, static_cast<int>(column) + 1,
-                               "expected a non-negative number, got " +
-                                   (cell.empty() ? std::string("nothing") : shortQuote(cell)));
-            } else {
-                row.push_back(*weight);
-            }
-            cell_start = comma + 1;
-        }
-        rows.push_back(std::move(row));
-    }
-    if (errors >= kMaxCsvErrors)
-        reportCsvError(l, file, 0, 0, "too many errors; the rest of the file was not checked");
-    return rows;
-}
-
 void loadHistogram(Loader& l, Scenario& s) {
     const fs::path csv = fs::path(l.baseDir()) / s.routing.histogram_csv;
     const std::string shown = csv.lexically_normal().string();
@@ -1031,7 +977,10 @@ void loadHistogram(Loader& l, Scenario& s) {
                    "cannot read routing histogram " + shortQuote(shown) + ": " + problem);
         return;
     }
-    s.routing.histogram = parseHistogramCsv(l, shown, text);
+    RoutingHistogramCsv csv_rows = parseRoutingHistogramCsv(text, shown);
+    l.diagnostics.insert(l.diagnostics.end(), csv_rows.diagnostics.begin(),
+                         csv_rows.diagnostics.end());
+    s.routing.histogram = std::move(csv_rows.rows);
 }
 
 void finishScenario(Loader& l, Scenario& s) {
@@ -1133,45 +1082,12 @@ LoadResult convert(Loader& l, const YAML::Node& root) {
     return finishResult(l, std::move(s));
 }
 
-struct OverridePath {
-    std::vector<std::pair<std::string, std::optional<std::size_t>>> steps; ///< key, list index
-    std::string dotted;
-};
-
-std::optional<OverridePath> parseOverridePath(const std::string& key) {
-    OverridePath path;
-    std::size_t start = 0;
-    while (start <= key.size()) {
-        const std::size_t dot = std::min(key.find('.', start), key.size());
-        std::string step = key.substr(start, dot - start);
-        std::optional<std::size_t> index;
-        const std::size_t bracket = step.find('[');
-        if (bracket != std::string::npos) {
-            std::size_t value = 0;
-            const char* first = step.data() + bracket + 1;
-            const char* last = step.data() + step.size() - 1;
-            const auto [end, error] = std::from_chars(first, last, value);
-            if (step.back() != ']' || error != std::errc() || end != last)
-                return std::nullopt;
-            index = value;
-            step.resize(bracket);
-        }
-        if (step.empty())
-            return std::nullopt;
-        path.dotted = joinPath(path.dotted, step) +
-                      (index ? "[" + std::to_string(*index) + "]" : std::string());
-        path.steps.emplace_back(std::move(step), index);
-        start = dot + 1;
-    }
-    return path;
-}
-
 /// Sets the node at a dotted path ("layout.ep=16"), creating maps on the way.
 void applyOverride(Loader& l, YAML::Node& root, const std::string& assignment) {
     const std::size_t equals = assignment.find('=');
-    const std::optional<OverridePath> path =
-        equals == std::string::npos ? std::nullopt
-                                    : parseOverridePath(trim(assignment.substr(0, equals)));
+    const std::optional<FieldPath> path = equals == std::string::npos
+                                              ? std::nullopt
+                                              : parseFieldPath(trim(assignment.substr(0, equals)));
     if (!path) {
         l.overrideError("", "malformed override " + shortQuote(assignment) +
                                 ": expected field=value, e.g. layout.ep=16");
@@ -1224,6 +1140,34 @@ void applyOverride(Loader& l, YAML::Node& root, const std::string& assignment) {
 }
 
 } // namespace
+
+std::optional<FieldPath> parseFieldPath(const std::string& key) {
+    FieldPath path;
+    std::size_t start = 0;
+    while (start <= key.size()) {
+        const std::size_t dot = std::min(key.find('.', start), key.size());
+        std::string step = key.substr(start, dot - start);
+        std::optional<std::size_t> index;
+        const std::size_t bracket = step.find('[');
+        if (bracket != std::string::npos) {
+            std::size_t value = 0;
+            const char* first = step.data() + bracket + 1;
+            const char* last = step.data() + step.size() - 1;
+            const auto [end, error] = std::from_chars(first, last, value);
+            if (step.back() != ']' || error != std::errc() || end != last)
+                return std::nullopt;
+            index = value;
+            step.resize(bracket);
+        }
+        if (step.empty())
+            return std::nullopt;
+        path.dotted = joinPath(path.dotted, step) +
+                      (index ? "[" + std::to_string(*index) + "]" : std::string());
+        path.steps.emplace_back(std::move(step), index);
+        start = dot + 1;
+    }
+    return path;
+}
 
 LoadResult loadScenarioTextWithOverrides(const std::string& yaml, const std::string& file_label,
                                          const std::string& base_dir,
@@ -1325,62 +1269,7 @@ std::string toYaml(const Scenario& scenario) {
 }
 
 std::string saveScenarioFile(const Scenario& scenario, const std::string& path) {
-    const std::string text = toYaml(scenario);
-    // Replace the file a symlink points at, not the link.
-    fs::path target = path;
-    struct stat link {};
-    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-        std::error_code ec;
-        target = fs::canonical(path, ec);
-        if (ec)
-            return "cannot resolve '" + path + "': " + ec.message();
-    }
-    std::string temp = target.string() + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0)
-        return "cannot create a temporary file beside '" + path + "': " + errnoText(errno);
-    // Never leaves the temporary file behind; the original has not been touched yet.
-    auto fail = [&](const std::string& what) {
-        const std::string reason = what + ": " + errnoText(errno);
-        ::close(fd);
-        ::unlink(temp.c_str());
-        return reason;
-    };
-    // mkstemp creates 0600; keep an existing file's permissions, else the usual 0644.
-    struct stat existing {};
-    const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644;
-    if (::fchmod(fd, mode) != 0)
-        return fail("cannot set permissions of '" + temp + "'");
-    std::size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return fail("cannot write '" + temp + "'");
-        written += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0)
-        return fail("cannot flush '" + temp + "' to disk");
-    const int closed = ::close(fd);
-    if (closed != 0) {
-        const std::string reason = "cannot close '" + temp + "': " + errnoText(errno);
-        ::unlink(temp.c_str());
-        return reason;
-    }
-    if (::rename(temp.c_str(), target.c_str()) != 0) {
-        const std::string reason = "cannot replace '" + path + "': " + errnoText(errno);
-        ::unlink(temp.c_str());
-        return reason;
-    }
-    // Make the rename itself durable; failing here cannot lose data, so it is not an error.
-    const std::string directory = directoryOf(target.string());
-    const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-    if (dir_fd >= 0) {
-        ::fsync(dir_fd);
-        ::close(dir_fd);
-    }
-    return {};
+    return writeFileAtomically(path, toYaml(scenario));
 }
 
 const char* defaultScenarioYaml() {

@@ -1,5 +1,7 @@
 #include "moe/validate.h"
 
+#include "moe/limits.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -17,10 +19,13 @@ namespace moe {
 
 namespace {
 
-// Placement, topology and the performance model keep one entry per GPU in int-indexed
-// vectors; beyond this the cluster is surely a typo, and refusing it keeps them from
-// overflowing or exhausting memory.
-constexpr int64_t kMaxGpus = 1'000'000;
+using limits::kMaxGpus;
+
+// Real-valued figures (bandwidths, TFLOPS, prices, times) are kept between these so that every
+// time, cost and energy derived from them stays a finite double: the smallest positive figure
+// divides at most ~1e20 bytes or FLOP, the largest multiplies at most ~1e20.
+constexpr double kMinPositiveFigure = 1e-6;
+constexpr double kMaxFigure = 1e15;
 
 template <typename T> std::string num(T value) {
     if constexpr (std::is_floating_point_v<T>) {
@@ -44,8 +49,11 @@ int64_t product(std::initializer_list<int64_t> factors) {
 
 std::string joined(std::initializer_list<int64_t> factors) {
     std::string s;
-    for (int64_t f : factors)
-        s += (s.empty() ? "" : "*") + std::to_string(f);
+    for (int64_t f : factors) {
+        if (!s.empty())
+            s += '*';
+        s += std::to_string(f);
+    }
     return s;
 }
 
@@ -81,6 +89,7 @@ private:
     bool dense_ = false; ///< expert count == 0
     bool needs_ffn_ = false;
     bool ep_ok_ = false;
+    bool batch_ok_ = false; ///< global and micro-batch sizes within their bounds
 
     void report(Diagnostic::Severity severity, const std::string& field, std::string message) {
         Diagnostic d;
@@ -108,8 +117,24 @@ private:
                 error(field, field + " = " + num(value) + " is not a finite number");
                 return false;
             }
+            if (std::abs(value) > kMaxFigure) {
+                error(field, field + " = " + num(value) + " exceeds the supported maximum of " +
+                                 num(kMaxFigure));
+                return false;
+            }
         }
         return true;
+    }
+    /// The documented upper bound of a size (limits.h); `value` is already known >= its minimum.
+    bool requireAtMost(const std::string& field, int64_t value, int64_t max) {
+        if (value <= max)
+            return true;
+        error(field, field + " = " + num(value) + " exceeds the supported maximum of " + num(max));
+        return false;
+    }
+    /// At least `min` and at most `max`; one message for each side.
+    bool requireSize(const std::string& field, int64_t value, int64_t min, int64_t max) {
+        return requireAtLeast(field, value, min) && requireAtMost(field, value, max);
     }
     template <typename T>
     bool requireAtLeast(const std::string& field, T value, std::type_identity_t<T> min) {
@@ -126,9 +151,12 @@ private:
         } else {
             if (!requireFinite(field, value))
                 return false;
-            if (value > 0)
+            if (value >= kMinPositiveFigure)
                 return true;
-            error(field, field + " = " + num(value) + " must be greater than 0");
+            error(field,
+                  field + " = " + num(value) +
+                      (value > 0 ? " is too small (the minimum is " + num(kMinPositiveFigure) + ")"
+                                 : " must be greater than 0"));
             return false;
         }
     }
@@ -168,14 +196,17 @@ private:
         requirePositive("cluster.scale_up.bandwidth_gbps", g.scale_up_gbps);
         requireAtLeast("cluster.scale_up.latency_us", g.scale_up_latency_us, 0.0);
 
-        nodes_ok_ = requirePositive("cluster.nodes", c.nodes);
-        const bool gpn_ok = requirePositive("cluster.gpus_per_node", c.gpus_per_node);
-        const bool npr_ok = requirePositive("cluster.nodes_per_rack", c.nodes_per_rack);
-        const bool nics_ok = requirePositive("cluster.scale_out.nics_per_node", c.nics_per_node);
+        nodes_ok_ = requireSize("cluster.nodes", c.nodes, 1, kMaxGpus);
+        const bool gpn_ok =
+            requireSize("cluster.gpus_per_node", c.gpus_per_node, 1, limits::kMaxGpusPerNode);
+        const bool npr_ok =
+            requireSize("cluster.nodes_per_rack", c.nodes_per_rack, 1, limits::kMaxNodesPerRack);
+        const bool nics_ok = requireSize("cluster.scale_out.nics_per_node", c.nics_per_node, 1,
+                                         limits::kMaxNicsPerNode);
         requirePositive("cluster.scale_out.bandwidth_gbps", c.nic.bandwidth_gbps);
         requireAtLeast("cluster.scale_out.latency_us", c.nic.latency_us, 0.0);
         requireAtLeast("cluster.scale_out.oversubscription", c.oversubscription, 1.0);
-        requireAtLeast("cluster.scale_out.nodes_per_leaf", c.nodes_per_leaf, 0);
+        requireSize("cluster.scale_out.nodes_per_leaf", c.nodes_per_leaf, 0, kMaxGpus);
         requireAtLeast("cluster.costs.gpu_hour_usd", c.gpu_hour_usd, 0.0);
         requireAtLeast("cluster.costs.electricity_usd_per_kwh", c.electricity_usd_per_kwh, 0.0);
         requireAtLeast("cluster.costs.pue", c.pue, 1.0);
@@ -205,6 +236,14 @@ private:
                           num(gpus) + " GPUs exceeds the supported maximum of " + num(kMaxGpus));
             else
                 gpus_ = gpus;
+        }
+        if (nodes_ok_ && nics_ok) {
+            const int64_t nics = product({c.nodes, c.nics_per_node});
+            if (nics > limits::kMaxNics)
+                error("cluster.scale_out.nics_per_node",
+                      "cluster: " + num(c.nodes) + " nodes x " + num(c.nics_per_node) +
+                          " NICs = " + num(nics) + " NICs exceeds the supported maximum of " +
+                          num(limits::kMaxNics));
         }
         if (c.scale_up_domain == ScaleUpDomain::rack && nodes_ok_ && npr_ok &&
             c.nodes % c.nodes_per_rack != 0)
@@ -249,35 +288,38 @@ private:
 
     void checkModel() {
         const ModelSpec& m = s_.model;
-        layers_ok_ = requirePositive("model.layers", m.layers);
-        dense_layers_ok_ = requireAtLeast("model.dense_layers", m.dense_layers, 0);
-        const bool hidden_ok = requirePositive("model.hidden", m.hidden);
-        const bool heads_ok = requirePositive("model.heads", m.heads);
-        requireAtLeast("model.head_dim", m.head_dim, 0);
-        requirePositive("model.seq_len", m.seq_len);
-        requirePositive("model.vocab", m.vocab);
-        requireAtLeast("model.shared_experts", m.shared_experts, 0);
-        requireAtLeast("model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden, 0);
+        layers_ok_ = requireSize("model.layers", m.layers, 1, limits::kMaxLayers);
+        dense_layers_ok_ = requireSize("model.dense_layers", m.dense_layers, 0, limits::kMaxLayers);
+        const bool hidden_ok = requireSize("model.hidden", m.hidden, 1, limits::kMaxHidden);
+        const bool heads_ok = requireSize("model.heads", m.heads, 1, limits::kMaxHeads);
+        requireSize("model.head_dim", m.head_dim, 0, limits::kMaxHeadDim);
+        requireSize("model.seq_len", m.seq_len, 1, limits::kMaxSeqLen);
+        requireSize("model.vocab", m.vocab, 1, limits::kMaxVocab);
+        requireSize("model.shared_experts", m.shared_experts, 0, limits::kMaxSharedExperts);
+        requireSize("model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden, 0,
+                    limits::kMaxFfnHidden);
         requireAtLeast("model.capacity_factor", m.capacity_factor, 0.0);
 
         if (m.attention == AttentionKind::gqa) {
-            if (requirePositive("model.kv_heads", m.kv_heads) && heads_ok)
+            if (requireSize("model.kv_heads", m.kv_heads, 1, limits::kMaxHeads) && heads_ok)
                 requireDivides("model.kv_heads", "model.kv_heads", m.kv_heads, "model.heads",
                                m.heads);
         } else {
             // DeepSeek-V2-Lite has no query compression: q_lora_rank 0 is legal.
-            requireAtLeast("model.mla.q_lora_rank", m.mla.q_lora_rank, 0);
-            requirePositive("model.mla.kv_lora_rank", m.mla.kv_lora_rank);
-            requirePositive("model.mla.qk_nope_head_dim", m.mla.qk_nope_head_dim);
-            requirePositive("model.mla.qk_rope_head_dim", m.mla.qk_rope_head_dim);
-            requirePositive("model.mla.v_head_dim", m.mla.v_head_dim);
+            requireSize("model.mla.q_lora_rank", m.mla.q_lora_rank, 0, limits::kMaxMlaRank);
+            requireSize("model.mla.kv_lora_rank", m.mla.kv_lora_rank, 1, limits::kMaxMlaRank);
+            requireSize("model.mla.qk_nope_head_dim", m.mla.qk_nope_head_dim, 1,
+                        limits::kMaxHeadDim);
+            requireSize("model.mla.qk_rope_head_dim", m.mla.qk_rope_head_dim, 1,
+                        limits::kMaxHeadDim);
+            requireSize("model.mla.v_head_dim", m.mla.v_head_dim, 1, limits::kMaxHeadDim);
         }
         if (m.head_dim == 0 && hidden_ok && heads_ok && m.hidden % m.heads != 0)
             error("model.heads", "model.hidden = " + num(m.hidden) +
                                      " is not divisible by model.heads = " + num(m.heads) +
                                      "; set model.head_dim to give the head size");
 
-        if (requireAtLeast("model.experts", m.experts, 0)) {
+        if (requireSize("model.experts", m.experts, 0, limits::kMaxExperts)) {
             moe_ = m.experts > 0;
             dense_ = !moe_;
         }
@@ -287,15 +329,17 @@ private:
             if (m.top_k != 0)
                 error("model.top_k", "model.top_k = " + num(m.top_k) +
                                          " must be 0 for a dense model" + experts_note);
-            requireAtLeast("model.expert_ffn_hidden", m.expert_ffn_hidden, 0);
+            requireSize("model.expert_ffn_hidden", m.expert_ffn_hidden, 0, limits::kMaxFfnHidden);
             if (m.ffn_hidden <= 0)
                 error("model.ffn_hidden", "model.ffn_hidden = " + num(m.ffn_hidden) +
                                               " must be greater than 0 for a dense model" +
                                               experts_note);
+            else
+                requireAtMost("model.ffn_hidden", m.ffn_hidden, limits::kMaxFfnHidden);
             return;
         }
         if (!moe_) {
-            requireAtLeast("model.ffn_hidden", m.ffn_hidden, 0);
+            requireSize("model.ffn_hidden", m.ffn_hidden, 0, limits::kMaxFfnHidden);
             return;
         }
         if (m.top_k < 1)
@@ -304,7 +348,18 @@ private:
         else if (m.top_k > m.experts)
             error("model.top_k",
                   "model.top_k = " + num(m.top_k) + " exceeds model.experts = " + num(m.experts));
-        if (m.expert_ffn_hidden <= 0)
+        else
+            requireAtMost("model.top_k", m.top_k, limits::kMaxTopK);
+        if (layers_ok_ && dense_layers_ok_ && m.dense_layers < m.layers)
+            if (product({m.experts, m.moeLayers()}) > limits::kMaxExpertLayerCells)
+                error("model.experts",
+                      "model: " + num(m.experts) + " experts x " + num(m.moeLayers()) +
+                          " MoE layers = " + num(product({m.experts, m.moeLayers()})) +
+                          " exceeds the supported maximum of " + num(limits::kMaxExpertLayerCells) +
+                          " (expert, layer) pairs");
+        if (m.expert_ffn_hidden > limits::kMaxFfnHidden)
+            requireAtMost("model.expert_ffn_hidden", m.expert_ffn_hidden, limits::kMaxFfnHidden);
+        else if (m.expert_ffn_hidden <= 0)
             error("model.expert_ffn_hidden",
                   "model.expert_ffn_hidden = " + num(m.expert_ffn_hidden) +
                       " must be greater than 0 for a MoE model" + experts_note);
@@ -317,14 +372,19 @@ private:
                                           " must be greater than 0 because model.dense_layers = " +
                                           num(m.dense_layers) +
                                           " (those layers use the dense FFN)");
-        else if (!needs_ffn_)
-            requireAtLeast("model.ffn_hidden", m.ffn_hidden, 0);
+        else if (needs_ffn_)
+            requireAtMost("model.ffn_hidden", m.ffn_hidden, limits::kMaxFfnHidden);
+        else
+            requireSize("model.ffn_hidden", m.ffn_hidden, 0, limits::kMaxFfnHidden);
     }
 
     void checkTraining() {
         const TrainingSpec& t = s_.training;
-        requirePositive("training.global_batch", t.global_batch);
-        requirePositive("training.micro_batch", t.micro_batch);
+        const bool global_ok =
+            requireSize("training.global_batch", t.global_batch, 1, limits::kMaxGlobalBatch);
+        const bool micro_ok =
+            requireSize("training.micro_batch", t.micro_batch, 1, limits::kMaxMicroBatch);
+        batch_ok_ = global_ok && micro_ok;
         requireAtLeast("training.total_tokens", t.total_tokens, 0.0);
         requireBetween("training.zero_stage", t.zero_stage, 0, 3);
         requireAtLeast("training.checkpoint_interval_s", t.checkpoint_interval_s, 0.0);
@@ -337,17 +397,17 @@ private:
         const LayoutSpec& l = s_.layout;
         const ModelSpec& m = s_.model;
         const TrainingSpec& t = s_.training;
-        const bool tp_ok = requirePositive("layout.tp", l.tp);
-        const bool cp_ok = requirePositive("layout.cp", l.cp);
-        const bool pp_ok = requirePositive("layout.pp", l.pp);
-        const bool dp_ok = requirePositive("layout.dp", l.dp);
-        const bool vpp_ok = requirePositive("layout.vpp", l.vpp);
-        ep_ok_ = requirePositive("layout.ep", l.ep);
-        const bool etp_ok = requirePositive("layout.etp", l.etp);
+        const bool tp_ok = requireSize("layout.tp", l.tp, 1, kMaxGpus);
+        const bool cp_ok = requireSize("layout.cp", l.cp, 1, kMaxGpus);
+        const bool pp_ok = requireSize("layout.pp", l.pp, 1, kMaxGpus);
+        const bool dp_ok = requireSize("layout.dp", l.dp, 1, kMaxGpus);
+        const bool vpp_ok = requireSize("layout.vpp", l.vpp, 1, kMaxGpus);
+        ep_ok_ = requireSize("layout.ep", l.ep, 1, kMaxGpus);
+        const bool etp_ok = requireSize("layout.etp", l.etp, 1, kMaxGpus);
 
         checkOrder(l.order);
-        if (requireAtLeast("layout.max_nodes_per_token", l.max_nodes_per_token, 0) && nodes_ok_ &&
-            l.max_nodes_per_token > s_.cluster.nodes)
+        if (requireSize("layout.max_nodes_per_token", l.max_nodes_per_token, 0, kMaxGpus) &&
+            nodes_ok_ && l.max_nodes_per_token > s_.cluster.nodes)
             error("layout.max_nodes_per_token",
                   "layout.max_nodes_per_token = " + num(l.max_nodes_per_token) +
                       " exceeds cluster.nodes = " + num(s_.cluster.nodes));
@@ -390,13 +450,19 @@ private:
                                    " (context parallelism splits each sequence into 2*cp "
                                    "chunks)");
 
-        if (dp_ok && t.global_batch >= 1 && t.micro_batch >= 1) {
+        if (dp_ok && batch_ok_) {
             const int64_t per_step = product({l.dp, t.micro_batch});
             if (t.global_batch % per_step != 0)
                 error("training.global_batch",
                       "training.global_batch = " + num(t.global_batch) +
                           " is not divisible by layout.dp * training.micro_batch = " + num(l.dp) +
                           " * " + num(t.micro_batch));
+            else if (t.global_batch / per_step > limits::kMaxMicroBatchesPerStep)
+                error("training.global_batch",
+                      "training.global_batch / (layout.dp * training.micro_batch) = " +
+                          num(t.global_batch / per_step) +
+                          " micro-batches per step exceeds the supported maximum of " +
+                          num(limits::kMaxMicroBatchesPerStep));
             else
                 micro_batches_ = t.global_batch / per_step;
         }
@@ -597,7 +663,10 @@ private:
                 }
                 sum += w;
             }
-            if (!bad && !(sum > 0))
+            if (!bad && !std::isfinite(sum))
+                error(field, where + " has weights adding up to more than 1.8e308, the largest "
+                                     "number; scale them down (only their ratios matter)");
+            else if (!bad && !(sum > 0))
                 error(field, where + " has weights summing to 0; at least one must be positive");
         }
     }

@@ -1,5 +1,7 @@
 #include "chart_support.h"
 
+#include <QPageSize>
+#include <QPdfWriter>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -53,38 +55,50 @@ void applyTheme(QCustomPlot* plot, const ChartTheme& theme) {
 
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
                    const QString& title) {
-    bool ok = false;
-    switch (detail::exportFormatOf(path)) {
-    case detail::ExportFormat::svg: {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(QSize(width, height));
-        generator.setViewBox(QRect(0, 0, width, height));
-        generator.setTitle(title);
-        generator.setDescription(QStringLiteral("MoE Planner"));
-        QCPPainter painter;
-        ok = painter.begin(&generator);
-        if (ok) {
+    const detail::ExportFormat format = detail::exportFormatOf(path);
+    if (format == detail::ExportFormat::unknown)
+        return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
+    return detail::saveAtomically(path, [&](QIODevice& device) -> QString {
+        const QString failed = QStringLiteral("cannot render %1").arg(path);
+        // Vector output paints the plot like QCustomPlot's own savePdf, onto our device.
+        auto paintVector = [&](QPaintDevice& target) {
+            QCPPainter painter;
+            if (!painter.begin(&target))
+                return false;
             painter.setMode(QCPPainter::pmVectorized);
             painter.setMode(QCPPainter::pmNoCaching);
             plot->toPainter(&painter, width, height);
-            ok = painter.end();
+            return painter.end();
+        };
+        switch (format) {
+        case detail::ExportFormat::svg: {
+            QSvgGenerator generator;
+            generator.setOutputDevice(&device);
+            generator.setSize(QSize(width, height));
+            generator.setViewBox(QRect(0, 0, width, height));
+            generator.setTitle(detail::xmlText(title));
+            generator.setDescription(QStringLiteral("MoE Planner"));
+            return paintVector(generator) ? QString() : failed;
         }
-        break;
-    }
-    case detail::ExportFormat::png:
-        ok = plot->savePng(path, width, height, 2.0, detail::kPngQuality);
-        break;
-    case detail::ExportFormat::pdf:
-        ok = plot->savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("MoE Planner"),
-                           title);
-        break;
-    case detail::ExportFormat::unknown:
-        return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
-    }
-    if (!ok)
-        return QStringLiteral("cannot write %1").arg(path);
-    return checkWritten(path);
+        case detail::ExportFormat::png:
+            return plot->toPixmap(width, height, 2.0).save(&device, "PNG", detail::kPngQuality)
+                       ? QString()
+                       : failed;
+        case detail::ExportFormat::pdf: {
+            QPdfWriter pdf(&device);
+            pdf.setCreator(QStringLiteral("MoE Planner"));
+            pdf.setTitle(title);
+            pdf.setResolution(72);
+            pdf.setPageSize(
+                QPageSize(QSizeF(width, height), QPageSize::Point, title, QPageSize::ExactMatch));
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            return paintVector(pdf) ? QString() : failed;
+        }
+        case detail::ExportFormat::unknown:
+            break;
+        }
+        return failed;
+    });
 }
 
 } // namespace moe::widgets::charts

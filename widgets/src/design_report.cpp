@@ -480,8 +480,15 @@ void drawSvg(QPainter& p, const QRectF& rect, const QByteArray& svg, const QStri
     renderer.render(&p, target);
 }
 
+QString paintPdf(QIODevice& device, const QString& path, const Content& c, bool with_baseline);
+
 QString writePdf(const QString& path, const Content& c, bool with_baseline) {
-    QPdfWriter writer(path);
+    return detail::saveAtomically(
+        path, [&](QIODevice& device) { return paintPdf(device, path, c, with_baseline); });
+}
+
+QString paintPdf(QIODevice& device, const QString& path, const Content& c, bool with_baseline) {
+    QPdfWriter writer(&device);
     writer.setTitle(QStringLiteral("Design review: %1").arg(c.name));
     writer.setCreator(QStringLiteral("MoE Planner"));
     writer.setResolution(72); // one unit per point
@@ -687,12 +694,12 @@ QString writeHtml(const QString& path, const Content& c, bool with_baseline) {
                        c.svg_problems.value(QStringLiteral("compare")));
     }
     o += QStringLiteral("<p class=\"muted\">Written by MoE Planner.</p>\n</body>\n</html>\n");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-    file.write(o.toUtf8());
-    file.close();
-    return file.error() == QFile::NoError ? QString() : QStringLiteral("cannot write %1").arg(path);
+    return detail::saveAtomically(path, [&](QIODevice& device) {
+        const QByteArray bytes = o.toUtf8();
+        return device.write(bytes) == bytes.size()
+                   ? QString()
+                   : QStringLiteral("cannot write %1: %2").arg(path, device.errorString());
+    });
 }
 
 } // namespace
@@ -711,14 +718,7 @@ QString writeDesignReport(const QString& path, const DesignReportInput& input) {
         return QStringLiteral("unknown report format \"%1\" (use .pdf or .html)").arg(suffix);
     const Content content = gather(input);
     const bool with_baseline = input.baseline != nullptr;
-    const QString problem =
-        pdf ? writePdf(path, content, with_baseline) : writeHtml(path, content, with_baseline);
-    if (!problem.isEmpty())
-        return problem;
-    const QFileInfo info(path);
-    if (!info.exists() || info.size() == 0)
-        return QStringLiteral("%1 was written empty").arg(path);
-    return {};
+    return pdf ? writePdf(path, content, with_baseline) : writeHtml(path, content, with_baseline);
 }
 
 } // namespace moe::widgets

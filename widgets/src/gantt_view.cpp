@@ -1987,43 +1987,44 @@ QString GanttView::exportTo(const QString& path) {
                    QStringLiteral("MoE Planner"));
     };
 
-    if (suffix == QLatin1String("png")) {
-        QImage image(kWidth, height, QImage::Format_ARGB32_Premultiplied);
-        image.fill(theme.background);
-        {
-            QPainter p(&image);
-            paint(p);
+    const QString title =
+        tr("Step timeline — %1").arg(QString::fromStdString(result_->scenario.name));
+    return detail::saveAtomically(path, [&](QIODevice& device) -> QString {
+        const QString failed = tr("could not write %1").arg(path);
+        if (suffix == QLatin1String("png")) {
+            QImage image(kWidth, height, QImage::Format_ARGB32_Premultiplied);
+            image.fill(theme.background);
+            {
+                QPainter p(&image);
+                paint(p);
+            }
+            return image.save(&device, "PNG", detail::kPngQuality) ? QString() : failed;
         }
-        if (!image.save(path, "PNG", detail::kPngQuality))
-            return tr("could not write %1").arg(path);
-    } else if (suffix == QLatin1String("svg")) {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(QSize(kWidth, height));
-        generator.setViewBox(QRect(0, 0, kWidth, height));
-        generator.setTitle(
-            tr("Step timeline — %1").arg(QString::fromStdString(result_->scenario.name)));
-        generator.setDescription(QStringLiteral("MoE Planner"));
-        QPainter p;
-        if (!p.begin(&generator))
-            return tr("could not write %1").arg(path);
-        paint(p);
-        p.end();
-    } else {
-        QPdfWriter writer(path);
+        if (suffix == QLatin1String("svg")) {
+            QSvgGenerator generator;
+            generator.setOutputDevice(&device);
+            generator.setSize(QSize(kWidth, height));
+            generator.setViewBox(QRect(0, 0, kWidth, height));
+            generator.setTitle(detail::xmlText(title));
+            generator.setDescription(QStringLiteral("MoE Planner"));
+            QPainter p;
+            if (!p.begin(&generator))
+                return failed;
+            paint(p);
+            return p.end() ? QString() : failed;
+        }
+        QPdfWriter writer(&device);
         writer.setResolution(72);
         writer.setPageSize(QPageSize(QSizeF(kWidth, height), QPageSize::Point));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setTitle(
-            tr("Step timeline — %1").arg(QString::fromStdString(result_->scenario.name)));
+        writer.setTitle(title);
         writer.setCreator(QStringLiteral("MoE Planner"));
         QPainter p;
         if (!p.begin(&writer))
-            return tr("could not write %1").arg(path);
+            return failed;
         paint(p);
-        p.end();
-    }
-    return charts::checkWritten(path);
+        return p.end() ? QString() : failed;
+    });
 }
 
 } // namespace moe::widgets

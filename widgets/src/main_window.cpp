@@ -1,7 +1,10 @@
 #include "moe_widgets/main_window.h"
 
+#include "moe_widgets/autosave.h"
+
 #include "view_export.h"
 
+#include "moe/io/interop.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/breakdown_chart.h"
 #include "moe_widgets/compare_view.h"
@@ -9,6 +12,7 @@
 #include "moe_widgets/gantt_view.h"
 #include "moe_widgets/hardware_palette.h"
 #include "moe_widgets/heatmap_view.h"
+#include "moe_widgets/interop_dialogs.h"
 #include "moe_widgets/layout_bar.h"
 #include "moe_widgets/memory_chart.h"
 #include "moe_widgets/placement_grid.h"
@@ -100,6 +104,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     , evaluator_(new Evaluator(this))
     , state_(new ViewState(this)) {
     setObjectName(QStringLiteral("mainWindow"));
+    if (!options_.recovery_dir.isEmpty())
+        autosave_ = new Autosave(document_, options_.recovery_dir, this);
     setWindowIcon(QApplication::style()->standardIcon(QStyle::SP_ComputerIcon));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
                    QMainWindow::AllowTabbedDocks | QMainWindow::GroupedDragging);
@@ -349,6 +355,14 @@ void MainWindow::createMenus() {
                     &MainWindow::exportDialog);
     file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
                     &MainWindow::exportReportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Import…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                    [this] { showImportDialog(this, *document_); });
+    file->addAction(tr("Export for other &tools…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                    this, [this] {
+                        showExportDialog(this, document_->scenario(),
+                                         QFileInfo(document_->filePath()).absolutePath());
+                    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -712,8 +726,16 @@ void MainWindow::updateRecentMenu() {
 
 QStringList MainWindow::exportViews(const QString& directory, const QStringList& formats) {
     QStringList problems;
-    if (!QDir().mkpath(directory))
-        return {tr("cannot create directory %1").arg(directory)};
+    if (!QDir().mkpath(directory)) {
+        // mkpath gives no reason; the usual one is a path component that is a file.
+        QString blocker = directory;
+        while (!blocker.isEmpty() && !QFileInfo::exists(blocker))
+            blocker = QFileInfo(blocker).path();
+        const bool file_in_the_way = !blocker.isEmpty() && !QFileInfo(blocker).isDir();
+        return {file_in_the_way ? tr("cannot create directory %1: %2 is a file, not a directory")
+                                      .arg(directory, blocker)
+                                : tr("cannot create directory %1").arg(directory)};
+    }
     for (ReportView* view : std::as_const(views_)) {
         for (const QString& format : formats) {
             const QString path = QDir(directory).filePath(view->viewId() + '.' + format);
@@ -722,6 +744,12 @@ QStringList MainWindow::exportViews(const QString& directory, const QStringList&
                 problems << QStringLiteral("%1: %2").arg(path, problem);
         }
     }
+    // The topology also as an editable draw.io diagram (the hardware graph, not the view).
+    const std::string drawio =
+        io::writeExport(io::exportScenario(io::ExportFormat::drawio, document_->scenario()),
+                        QDir(directory).filePath(QStringLiteral("topology.drawio")).toStdString());
+    if (!drawio.empty())
+        problems << QString::fromStdString(drawio);
     return problems;
 }
 
@@ -795,11 +823,66 @@ void MainWindow::saveLayout() {
     settings.setValue(QStringLiteral("windowState"), saveState(kLayoutVersion));
 }
 
+namespace {
+QString editCount(int edits) {
+    return edits == 1 ? MainWindow::tr("1 unsaved edit")
+                      : MainWindow::tr("%1 unsaved edits").arg(edits);
+}
+} // namespace
+
+bool MainWindow::offerRecovery(bool without_asking) {
+    if (!autosave_)
+        return false;
+    const std::vector<RecoveryEntry> left = Autosave::orphans(options_.recovery_dir);
+    if (left.empty())
+        return false;
+    const RecoveryEntry& newest = left.front();
+    const QString name = newest.file_path.isEmpty() ? tr("an unsaved scenario")
+                                                    : QFileInfo(newest.file_path).fileName();
+    bool restore = without_asking;
+    if (!without_asking) {
+        const auto answer = QMessageBox::question(
+            this, tr("Restore unsaved edits?"),
+            tr("MoE Planner did not close cleanly. Restore the unsaved edits to %1 (%2, last "
+               "kept %3)?")
+                .arg(name, editCount(newest.edits),
+                     QLocale().toString(newest.saved_at.toLocalTime(), QLocale::ShortFormat)),
+            QMessageBox::Yes | QMessageBox::Discard, QMessageBox::Yes);
+        restore = answer == QMessageBox::Yes;
+    }
+    bool restored = false;
+    if (restore) {
+        QFile file(newest.path);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QByteArray text = file.readAll();
+            const Diagnostics problems =
+                document_->restore(text.toStdString(), newest.file_path, newest.edits);
+            restored = !hasErrors(problems);
+            if (!restored)
+                warnings_->setLoadProblems(problems, newest.path);
+        }
+    }
+    // Restored edits now live in this session's recovery file; declined ones are gone.
+    for (const RecoveryEntry& entry : left) {
+        if (entry.path != newest.path || restored || !restore)
+            QFile::remove(entry.path);
+    }
+    if (restored) {
+        autosave_->writeNow();
+        evaluateNow();
+        statusBar()->showMessage(tr("Restored %1 to %2").arg(editCount(newest.edits), name), 8000);
+    }
+    return restored;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!maybeSave()) {
         event->ignore();
         return;
     }
+    // A clean close: whatever was saved or discarded needs no recovery.
+    if (autosave_)
+        autosave_->remove();
     saveLayout();
     event->accept();
 }

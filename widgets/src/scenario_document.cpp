@@ -1,7 +1,9 @@
 #include "moe_widgets/scenario_document.h"
 
+#include "moe/atomic_file.h"
 #include "moe/edits.h"
 #include "moe/scenario_io.h"
+#include "moe/scenario_text.h"
 #include "moe/validate.h"
 
 #include <QDir>
@@ -80,9 +82,21 @@ bool ScenarioDocument::isModified() const {
     return !undo_->isClean();
 }
 
+void ScenarioDocument::setOrigin(const QString& file_path) {
+    origin_text_.clear();
+    origin_dir_ = file_path.isEmpty() ? QDir::currentPath().toStdString()
+                                      : QFileInfo(file_path).absolutePath().toStdString();
+    if (!file_path.isEmpty())
+        readFileBounded(file_path.toStdString(), origin_text_);
+    else if (scenario_ == defaultScenario())
+        origin_text_ = defaultScenarioYaml();
+}
+
 void ScenarioDocument::reset(const Scenario& scenario, const QString& file_path) {
     undo_->clear();
+    restored_edits_ = 0;
     scenario_ = scenario;
+    setOrigin(file_path);
     const QString absolute =
         file_path.isEmpty() ? QString() : QFileInfo(file_path).absoluteFilePath();
     if (absolute != file_path_) {
@@ -100,20 +114,38 @@ Diagnostics ScenarioDocument::open(const QString& path) {
     return loaded.diagnostics; // warnings only
 }
 
+int ScenarioDocument::unsavedEdits() const {
+    return isModified() ? restored_edits_ + undo_->index() : 0;
+}
+
+Diagnostics ScenarioDocument::restore(const std::string& recovery_text, const QString& file_path,
+                                      int edits) {
+    const std::string dir = file_path.isEmpty() ? QDir::currentPath().toStdString()
+                                                : QFileInfo(file_path).absolutePath().toStdString();
+    LoadResult loaded = loadScenarioText(recovery_text, "recovery", dir);
+    if (!loaded.ok())
+        return loaded.diagnostics;
+    reset(*loaded.scenario, file_path);
+    // The restored edits are not in the file yet.
+    restored_edits_ = edits;
+    undo_->resetClean();
+    emit modifiedChanged(true);
+    return loaded.diagnostics;
+}
+
 QString ScenarioDocument::save() {
     if (file_path_.isEmpty())
         return tr("the scenario has no file yet; use Save As");
-    const std::string problem = saveScenarioFile(scenario_, file_path_.toStdString());
-    if (!problem.empty())
-        return QString::fromStdString(problem);
-    undo_->setClean();
-    return {};
+    return saveAs(file_path_);
 }
 
 QString ScenarioDocument::saveAs(const QString& path) {
-    const std::string problem = saveScenarioFile(scenario_, path.toStdString());
+    const std::string problem =
+        saveScenarioText(scenario_, {origin_text_, origin_dir_}, path.toStdString());
     if (!problem.empty())
         return QString::fromStdString(problem);
+    setOrigin(path);
+    restored_edits_ = 0;
     const QString absolute = QFileInfo(path).absoluteFilePath();
     if (absolute != file_path_) {
         file_path_ = absolute;

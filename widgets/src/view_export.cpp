@@ -7,10 +7,13 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QSaveFile>
 #include <QSvgGenerator>
 
 #include <algorithm>
 #include <cmath>
+
+#include "moe/text.h"
 
 namespace moe::widgets::detail {
 
@@ -34,59 +37,104 @@ QString checkWritten(const QString& path) {
     return {};
 }
 
+QString saveAtomically(const QString& path, const std::function<QString(QIODevice&)>& produce) {
+    // A device or a pipe (/dev/full, a FIFO, a link to one) holds no file to lose, and QSaveFile
+    // would rename its temporary file over the device node: write to it directly instead.
+    const QFileInfo target(QFileInfo(path).canonicalFilePath());
+    if (target.exists() && !target.isFile() && !target.isDir()) {
+        QFile device(target.filePath());
+        if (!device.open(QIODevice::WriteOnly))
+            return QStringLiteral("cannot write %1: %2").arg(path, device.errorString());
+        const QString problem = produce(device);
+        device.close();
+        if (!problem.isEmpty())
+            return problem;
+        return device.error() == QFileDevice::NoError
+                   ? QString()
+                   : QStringLiteral("cannot write %1: %2").arg(path, device.errorString());
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    const QString problem = produce(file);
+    if (!problem.isEmpty()) {
+        file.cancelWriting();
+        return problem;
+    }
+    // QSaveFile remembers a failed write (ENOSPC) and then refuses to commit.
+    if (file.error() != QFileDevice::NoError) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return QStringLiteral("cannot write %1: %2").arg(path, reason);
+    }
+    if (file.size() == 0) {
+        file.cancelWriting();
+        return QStringLiteral("%1 would be written empty; the old file is kept").arg(path);
+    }
+    if (!file.commit())
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString xmlText(const QString& text) {
+    return QString::fromStdString(escapeXml(text.toStdString()));
+}
+
 QString exportPage(const QString& path, const QSizeF& page_size, const QString& title,
                    const std::function<void(QPainter&, const QRectF&)>& paint) {
     const QRectF page(QPointF(0, 0), page_size);
-    switch (exportFormatOf(path)) {
-    case ExportFormat::svg: {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(page_size.toSize());
-        svg.setViewBox(page);
-        svg.setTitle(title);
-        svg.setDescription(QStringLiteral("MoE Planner"));
-        QPainter painter;
-        if (!painter.begin(&svg))
-            return QStringLiteral("cannot write %1").arg(path);
-        paint(painter, page);
-        painter.end();
-        return checkWritten(path);
-    }
-    case ExportFormat::png: {
-        // Twice the logical size: sharp on high-density screens and projectors.
-        constexpr qreal kScale = 2.0;
-        QImage image((page_size * kScale).toSize(), QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(kScale);
-        image.fill(Qt::white);
-        {
-            QPainter painter(&image);
+    const ExportFormat format = exportFormatOf(path);
+    if (format == ExportFormat::unknown)
+        return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
+    return saveAtomically(path, [&](QIODevice& device) -> QString {
+        const QString failed = QStringLiteral("cannot render %1").arg(path);
+        switch (format) {
+        case ExportFormat::svg: {
+            QSvgGenerator svg;
+            svg.setOutputDevice(&device);
+            svg.setSize(page_size.toSize());
+            svg.setViewBox(page);
+            svg.setTitle(xmlText(title));
+            svg.setDescription(QStringLiteral("MoE Planner"));
+            QPainter painter;
+            if (!painter.begin(&svg))
+                return failed;
             paint(painter, page);
+            return painter.end() ? QString() : failed;
         }
-        if (!image.save(path, "PNG", kPngQuality))
-            return QStringLiteral("cannot write %1").arg(path);
-        return checkWritten(path);
-    }
-    case ExportFormat::pdf: {
-        QPdfWriter pdf(path);
-        pdf.setTitle(title);
-        pdf.setCreator(QStringLiteral("MoE Planner"));
-        // One point per logical pixel: the page keeps the view's proportions.
-        pdf.setResolution(72);
-        pdf.setPageSize(QPageSize(page_size, QPageSize::Point, title, QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QPainter painter;
-        if (!painter.begin(&pdf))
-            return QStringLiteral("cannot write %1").arg(path);
-        const QRectF device(0, 0, pdf.width(), pdf.height());
-        painter.scale(device.width() / page.width(), device.height() / page.height());
-        paint(painter, page);
-        painter.end();
-        return checkWritten(path);
-    }
-    case ExportFormat::unknown:
-        break;
-    }
-    return QStringLiteral("unknown export format for %1 (use .svg, .png or .pdf)").arg(path);
+        case ExportFormat::png: {
+            // Twice the logical size: sharp on high-density screens and projectors.
+            constexpr qreal kScale = 2.0;
+            QImage image((page_size * kScale).toSize(), QImage::Format_ARGB32_Premultiplied);
+            image.setDevicePixelRatio(kScale);
+            image.fill(Qt::white);
+            {
+                QPainter painter(&image);
+                paint(painter, page);
+            }
+            return image.save(&device, "PNG", kPngQuality) ? QString() : failed;
+        }
+        case ExportFormat::pdf: {
+            QPdfWriter pdf(&device);
+            pdf.setTitle(title);
+            pdf.setCreator(QStringLiteral("MoE Planner"));
+            // One point per logical pixel: the page keeps the view's proportions.
+            pdf.setResolution(72);
+            pdf.setPageSize(QPageSize(page_size, QPageSize::Point, title, QPageSize::ExactMatch));
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            QPainter painter;
+            if (!painter.begin(&pdf))
+                return failed;
+            const QRectF device_rect(0, 0, pdf.width(), pdf.height());
+            painter.scale(device_rect.width() / page.width(), device_rect.height() / page.height());
+            paint(painter, page);
+            return painter.end() ? QString() : failed;
+        }
+        case ExportFormat::unknown:
+            break;
+        }
+        return failed;
+    });
 }
 
 bool isDark(const QPalette& palette) {

@@ -4,6 +4,7 @@
 // tooltips. chart_support.h adds what only the QCustomPlot views need.
 
 #include <QColor>
+#include <QIODevice>
 #include <QPalette>
 #include <QRectF>
 #include <QSizeF>
@@ -23,6 +24,16 @@ ExportFormat exportFormatOf(const QString& path);
 constexpr int kPngQuality = 80;
 /// Checks the written file exists and is not empty; returns an empty string or the reason.
 QString checkWritten(const QString& path);
+
+/// Writes `path` atomically (QSaveFile: a temporary file beside it, renamed over it only when
+/// every step succeeded, so a full disk or a failed render leaves the old file intact).
+/// `produce(device)` renders into the open device and returns "" or the reason it failed; a
+/// failed write to the device, an empty result or a failed commit are reported too, with the
+/// system's reason. Returns "" or the reason.
+QString saveAtomically(const QString& path, const std::function<QString(QIODevice&)>& produce);
+
+/// Text for an SVG/XML <title> or attribute (QSvgGenerator writes its title verbatim).
+QString xmlText(const QString& text);
 
 /// Paints `paint(painter, page)` onto a `page_size` page (logical pixels) and writes it to
 /// `path`: SVG and PDF stay vector, PNG is rendered at twice the size so slides stay sharp.

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace moe {
@@ -51,6 +52,15 @@ std::string saveScenarioFile(const Scenario& scenario, const std::string& path);
 const Scenario& defaultScenario();
 /// YAML text of the built-in default scenario.
 const char* defaultScenarioYaml();
+
+/// A dotted field path as in --set ("layout.expert_placement[0].ep_ranks"): its keys, each with
+/// the list index that follows it, and the path written back in canonical form. nullopt when
+/// malformed (an empty key, a bad index).
+struct FieldPath {
+    std::vector<std::pair<std::string, std::optional<std::size_t>>> steps; ///< key, list index
+    std::string dotted;
+};
+std::optional<FieldPath> parseFieldPath(const std::string& path);
 
 /// Applies a "key=value" override such as "layout.ep=16" to YAML text before loading, so
 /// overrides go through exactly the same validation as the file. Returns the diagnostics.

@@ -24,6 +24,7 @@ class QUndoView;
 
 namespace moe::widgets {
 
+class Autosave;
 class CompareView;
 class HardwarePalette;
 class LayoutBar;
@@ -43,6 +44,9 @@ public:
         bool use_settings = true;
         /// Watch the open file for changes on disk.
         bool watch_file = true;
+        /// Keep unsaved edits in a recovery file (Autosave) in this directory; empty = off
+        /// (tests, exports). The app passes Autosave::defaultDirectory().
+        QString recovery_dir;
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -68,10 +72,16 @@ public:
     /// Opens a scenario file. On errors the current document stays, the problems are listed in
     /// the warnings panel, and false is returned.
     bool openFile(const QString& path);
+    /// Recovery files left by a crashed or killed session: asks whether to restore the newest
+    /// (with its time and edit count) unless `without_asking`; a restored file is removed, and
+    /// so are the others when the user declines. Returns true when edits were restored.
+    bool offerRecovery(bool without_asking = false);
+    Autosave* autosave() const { return autosave_; }
     /// Evaluates the document on this thread and shows the result (start-up, export).
     void evaluateNow();
     /// Writes every view to `directory`/<view id>.<format> for each format ("svg", "png",
-    /// "pdf"). Returns one line per problem (empty when everything was written).
+    /// "pdf"), and the topology as `directory`/topology.drawio (draw.io). Returns one line per
+    /// problem (empty when everything was written).
     QStringList exportViews(const QString& directory, const QStringList& formats);
     /// Writes the design-review report (PDF or HTML by the suffix) of the current result,
     /// with the Compare panel's baseline when one is pinned. Empty string or the reason.
@@ -124,6 +134,7 @@ private:
 
     Options options_;
     ScenarioDocument* document_;
+    Autosave* autosave_ = nullptr;
     Evaluator* evaluator_;
     ViewState* state_;
     ScenarioEditor* editor_ = nullptr;

@@ -6,12 +6,14 @@
 #include "moe/diagnostics.h"
 #include "moe/edits.h"
 #include "moe/scenario.h"
+#include "moe/scenario_text.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
 #include <functional>
+#include <string>
 
 class QUndoStack;
 
@@ -34,7 +36,17 @@ public:
     void reset(const Scenario& scenario, const QString& file_path = {});
     /// Loads a file. On errors returns them and keeps the current document unchanged.
     Diagnostics open(const QString& path);
-    /// Saves atomically (temporary file + rename). Returns an empty string or the reason.
+    /// Restores unsaved edits from a recovery file's text (Autosave) as the document of
+    /// `file_path`, marked modified so that they are saved or discarded deliberately.
+    Diagnostics restore(const std::string& recovery_text, const QString& file_path, int edits = 0);
+    /// Edits not saved yet: the undo steps since opening, plus those restored from a recovery.
+    int unsavedEdits() const;
+    /// The text the scenario was opened from and its folder (what Save edits).
+    ScenarioSource origin() const { return {origin_text_, origin_dir_}; }
+    /// Saves atomically (temporary file + rename), keeping the file: the text it was opened from
+    /// with only the changed values rewritten (comments, order and explicit defaults stay; a
+    /// relative histogram path is rebased when saved to another folder). Returns an empty string
+    /// or the reason.
     QString save();
     QString saveAs(const QString& path);
 
@@ -65,8 +77,14 @@ private:
     friend class ScenarioEditCommand;
     void assign(const Scenario& scenario); ///< used by undo commands
 
+    /// Where the scenario came from (file text, or the built-in default's), to save by editing it.
+    void setOrigin(const QString& file_path);
+
     Scenario scenario_;
     QString file_path_;
+    std::string origin_text_;
+    std::string origin_dir_ = ".";
+    int restored_edits_ = 0; ///< unsaved edits restored from a recovery file
     QUndoStack* undo_;
 };
 

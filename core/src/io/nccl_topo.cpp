@@ -1,0 +1,248 @@
+#include "moe/io/nccl_topo.h"
+
+#include "moe/json_writer.h"
+
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+namespace moe::io {
+
+namespace {
+
+/// NVIDIA PCI device ids of data-centre GPUs (the PCI ID database, pci-ids.ucw.cz): the model,
+/// and the catalog preset when the catalog has that GPU.
+struct KnownGpu {
+    const char* device;
+    const char* model;
+    const char* preset;
+};
+constexpr KnownGpu kKnownGpus[] = {
+    {"0x20b0", "A100 SXM4 40GB", ""}, {"0x20b2", "A100 SXM4 80GB", ""},
+    {"0x20b5", "A100 PCIe 80GB", ""}, {"0x2330", "H100 SXM5 80GB", "h100-sxm"},
+    {"0x2331", "H100 PCIe", ""},      {"0x2335", "H200 SXM 141GB", "h200-sxm"},
+    {"0x2901", "B200", "b200"},       {"0x2941", "GB200", "gb200"},
+};
+
+/// PCI class of an NVSwitch as NCCL writes it in <nvlink tclass=...> (PCI_NVSWITCH_CLASS).
+constexpr const char* kNvSwitchClass = "0x068000";
+
+int lineOf(const std::string& text, std::ptrdiff_t offset) {
+    if (offset < 0)
+        return 0;
+    const std::size_t end = std::min(static_cast<std::size_t>(offset), text.size());
+    return 1 + static_cast<int>(
+                   std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+std::optional<int> intAttribute(const pugi::xml_node& node, const char* name) {
+    const pugi::xml_attribute a = node.attribute(name);
+    if (!a)
+        return std::nullopt;
+    const std::string text = a.value();
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+/// The element ancestors of `node` up to the document, nearest first.
+std::vector<pugi::xml_node> ancestors(pugi::xml_node node) {
+    std::vector<pugi::xml_node> out;
+    for (pugi::xml_node p = node.parent(); p && p.type() == pugi::node_element; p = p.parent())
+        out.push_back(p);
+    return out;
+}
+
+/// The PCI distance between a GPU's and a NIC's devices in NCCL's tree, as nvidia-smi names it.
+PathLevel distance(pugi::xml_node gpu_pci, pugi::xml_node nic_pci, bool gpu_has_c2c) {
+    std::vector<pugi::xml_node> a = ancestors(gpu_pci);
+    std::vector<pugi::xml_node> b = ancestors(nic_pci);
+    pugi::xml_node common;
+    for (const pugi::xml_node& x : a) {
+        if (std::find(b.begin(), b.end(), x) != b.end()) {
+            common = x;
+            break;
+        }
+    }
+    const std::string name = common ? common.name() : "";
+    if (name == "pci") // below one PCIe switch: one bridge apart, or several
+        return gpu_pci.parent() == common && nic_pci.parent() == common ? PathLevel::pix
+                                                                        : PathLevel::pxb;
+    if (name == "cpu") // the same CPU: over its C2C link for a Grace GPU, else its root ports
+        return gpu_has_c2c ? PathLevel::c2c : PathLevel::node;
+    return PathLevel::sys;
+}
+
+} // namespace
+
+NodeParse parseNcclTopo(const std::string& xml, const std::string& file_label) {
+    NodeParse result;
+    auto error = [&](int line, const std::string& message) {
+        Diagnostic d;
+        d.file = file_label;
+        d.line = line;
+        d.message = message;
+        result.diagnostics.push_back(std::move(d));
+    };
+    pugi::xml_document doc;
+    const pugi::xml_parse_result parsed =
+        doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!parsed) {
+        error(lineOf(xml, parsed.offset),
+              std::string("not well-formed XML: ") + parsed.description());
+        return result;
+    }
+    const pugi::xml_node system = doc.document_element();
+    if (std::string(system.name()) != "system" || !system.attribute("version")) {
+        error(lineOf(xml, system.offset_debug()),
+              std::string("not an NCCL topology dump: the root element is <") + system.name() +
+                  (std::string(system.name()) == "system" ? "> without a version" : ">") +
+                  ", expected <system version=\"1\"> (the file NCCL_TOPO_DUMP_FILE writes)");
+        return result;
+    }
+
+    struct Gpu {
+        int dev = 0;
+        int sm = 0;
+        int links = 0;
+        bool to_switch = false;
+        bool c2c = false;
+        std::set<std::string> peers; ///< bus ids of GPUs linked directly
+        std::string busid;
+        std::string device;
+        pugi::xml_node pci;
+    };
+    std::vector<Gpu> gpus;
+    bool bad = false;
+    for (const pugi::xpath_node& x : system.select_nodes(".//gpu")) {
+        const pugi::xml_node g = x.node();
+        const int line = lineOf(xml, g.offset_debug());
+        Gpu gpu;
+        const std::optional<int> dev = intAttribute(g, "dev");
+        const std::optional<int> sm = intAttribute(g, "sm");
+        if (!dev || !sm) {
+            error(line, std::string("<gpu> needs whole-number dev and sm attributes (NCCL writes "
+                                    "both), missing or not a number: ") +
+                            (!dev ? "dev" : "sm"));
+            bad = true;
+            continue;
+        }
+        gpu.dev = *dev;
+        gpu.sm = *sm;
+        gpu.pci = g.parent();
+        if (std::string(gpu.pci.name()) != "pci") {
+            error(line, "<gpu> is not inside the <pci> element of its device");
+            bad = true;
+            continue;
+        }
+        gpu.busid = lower(gpu.pci.attribute("busid").value());
+        gpu.device = lower(gpu.pci.attribute("device").value());
+        for (const pugi::xml_node link : g.children("nvlink")) {
+            const std::optional<int> count = intAttribute(link, "count");
+            if (!count || *count < 1) {
+                error(lineOf(xml, link.offset_debug()),
+                      "<nvlink> needs a count attribute of at least 1");
+                bad = true;
+                continue;
+            }
+            gpu.links += *count;
+            if (lower(link.attribute("tclass").value()) == kNvSwitchClass)
+                gpu.to_switch = true;
+            else
+                gpu.peers.insert(lower(link.attribute("target").value()));
+        }
+        gpu.c2c = static_cast<bool>(g.child("c2c"));
+        gpus.push_back(std::move(gpu));
+    }
+    if (bad)
+        return result;
+    if (gpus.empty()) {
+        error(lineOf(xml, system.offset_debug()), "the dump has no <gpu> element");
+        return result;
+    }
+    std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.dev < b.dev; });
+
+    NodeDescription node;
+    node.source = "NCCL topology";
+    node.gpus = static_cast<int>(gpus.size());
+    node.sm = gpus.front().sm;
+    node.gpu_pci_device = gpus.front().device;
+    for (const KnownGpu& k : kKnownGpus) {
+        if (node.gpu_pci_device == k.device) {
+            node.gpu_model = k.model;
+            node.gpu_preset = k.preset;
+        }
+    }
+    for (const Gpu& g : gpus) {
+        if (g.sm != node.sm || g.device != node.gpu_pci_device)
+            node.notes.push_back("the GPUs are not all alike (GPU " + std::to_string(g.dev) +
+                                 " differs); the first one's type is used");
+    }
+    // NVLink: through NVSwitches every GPU reaches every other; a direct mesh needs a link to
+    // each peer.
+    int links = gpus.front().links;
+    bool switched = true, meshed = true;
+    for (const Gpu& g : gpus) {
+        links = std::min(links, g.links);
+        switched = switched && g.to_switch;
+        for (const Gpu& h : gpus)
+            if (&g != &h && g.peers.count(h.busid) == 0)
+                meshed = false;
+    }
+    node.nvlinks_per_gpu = node.gpus > 1 || switched ? links : 0;
+    node.nvswitch = switched && links > 0;
+    node.all_pairs_nvlink = node.gpus == 1 || node.nvswitch || (meshed && links > 0);
+    // A Grace-Blackwell GPU (C2C to its CPU) with NVLinks to switches is an NVL72/NVL36 tray:
+    // the switches are in the rack's NVLink switch trays, so the domain is the rack.
+    node.nvswitch_outside_node = node.nvswitch && node.sm >= 100 && gpus.front().c2c;
+
+    // NICs: each <net> is one port NCCL can use.
+    std::vector<std::string> names;
+    std::vector<pugi::xml_node> nic_pcis;
+    std::vector<double> speeds;
+    for (const pugi::xpath_node& x : system.select_nodes(".//net")) {
+        const pugi::xml_node net = x.node();
+        const std::string name = net.attribute("name").value();
+        if (name.empty()) {
+            error(lineOf(xml, net.offset_debug()), "<net> without a name attribute");
+            return result;
+        }
+        names.push_back(name);
+        pugi::xml_node device = net.parent();
+        if (std::string(device.name()) == "nic")
+            device = device.parent();
+        nic_pcis.push_back(device);
+        const std::optional<int> mbps = intAttribute(net, "speed");
+        speeds.push_back(mbps ? *mbps / 1000.0 : 0.0);
+    }
+    std::vector<std::vector<PathLevel>> dist(gpus.size());
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+        for (std::size_t n = 0; n < names.size(); ++n)
+            dist[g].push_back(distance(gpus[g].pci, nic_pcis[n], gpus[g].c2c));
+    assignRails(node, dist, names);
+    for (std::size_t n = 0; n < names.size(); ++n) {
+        if (std::find(node.rail_nics.begin(), node.rail_nics.end(), names[n]) ==
+            node.rail_nics.end())
+            continue;
+        if (node.nic_speed_gbit > 0 && speeds[n] != node.nic_speed_gbit)
+            node.notes.push_back("the rail NICs differ in speed (" + names[n] + " " +
+                                 formatNumber(speeds[n]) + " Gb/s); the first one's is used");
+        else if (node.nic_speed_gbit == 0)
+            node.nic_speed_gbit = speeds[n];
+    }
+    result.node = std::move(node);
+    return result;
+}
+
+} // namespace moe::io

@@ -1,0 +1,267 @@
+#include "moe/io/nvidia_smi_topo.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace moe::io {
+
+namespace {
+
+std::string trim(const std::string& s) {
+    const std::size_t begin = s.find_first_not_of(" \t\r");
+    if (begin == std::string::npos)
+        return {};
+    return s.substr(begin, s.find_last_not_of(" \t\r") - begin + 1);
+}
+
+/// nvidia-smi underlines the header with ANSI escapes (ESC [ 4 m ... ESC [ 0 m).
+std::string withoutAnsi(const std::string& line) {
+    static const std::regex escape("\x1b\\[[0-9;]*m");
+    return std::regex_replace(line, escape, "");
+}
+
+/// Cells: tab-separated as nvidia-smi prints them; runs of spaces when a copy lost the tabs.
+std::vector<std::string> cells(const std::string& line) {
+    std::vector<std::string> out;
+    if (line.find('\t') != std::string::npos) {
+        std::size_t start = 0;
+        while (start <= line.size()) {
+            const std::size_t tab = std::min(line.find('\t', start), line.size());
+            out.push_back(trim(line.substr(start, tab - start)));
+            start = tab + 1;
+        }
+        return out;
+    }
+    std::istringstream in(line);
+    std::string word;
+    out.push_back(""); // the empty label cell of the header, or the row label
+    while (in >> word)
+        out.push_back(word);
+    return out;
+}
+
+bool isDevice(const std::string& label, const char* prefix) {
+    const std::size_t n = std::char_traits<char>::length(prefix);
+    return label.size() > n && label.compare(0, n, prefix) == 0 &&
+           std::all_of(label.begin() + static_cast<std::ptrdiff_t>(n), label.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+/// Old drivers name NIC columns by device ("mlx5_0") instead of NIC0.
+bool isNicLabel(const std::string& label) {
+    return isDevice(label, "NIC") || label.rfind("mlx", 0) == 0 || label.rfind("bnxt", 0) == 0 ||
+           label.rfind("ib", 0) == 0;
+}
+
+struct Cell {
+    enum Kind { self, nvlink, path } kind = path;
+    int links = 0;
+    PathLevel level = PathLevel::sys;
+};
+
+std::optional<Cell> readCell(const std::string& text) {
+    Cell c;
+    if (text == "X") {
+        c.kind = Cell::self;
+        return c;
+    }
+    if (text.size() > 2 && text.compare(0, 2, "NV") == 0) {
+        int links = 0;
+        const auto [end, ec] = std::from_chars(text.data() + 2, text.data() + text.size(), links);
+        if (ec != std::errc() || end != text.data() + text.size() || links < 1)
+            return std::nullopt;
+        c.kind = Cell::nvlink;
+        c.links = links;
+        return c;
+    }
+    static const std::map<std::string, PathLevel> levels = {
+        {"PIX", PathLevel::pix},   {"PXB", PathLevel::pxb}, {"PHB", PathLevel::phb},
+        {"NODE", PathLevel::node}, {"SYS", PathLevel::sys}, {"SOC", PathLevel::sys}};
+    const auto it = levels.find(text);
+    if (it == levels.end())
+        return std::nullopt;
+    c.level = it->second;
+    return c;
+}
+
+} // namespace
+
+NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_label) {
+    NodeParse result;
+    auto error = [&](int line, int column, const std::string& message) {
+        Diagnostic d;
+        d.file = file_label;
+        d.line = line;
+        d.column = column;
+        d.message = message;
+        result.diagnostics.push_back(std::move(d));
+    };
+    const bool unterminated = !text.empty() && text.back() != '\n';
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line))
+            lines.push_back(withoutAnsi(line));
+        if (!lines.empty() && lines[0].rfind("\xEF\xBB\xBF", 0) == 0)
+            lines[0].erase(0, 3);
+    }
+
+    // The header: a line whose first labels are GPU0, GPU1, ... then NICs.
+    int header = -1;
+    std::vector<std::string> columns;
+    for (std::size_t i = 0; i < lines.size() && header < 0; ++i) {
+        const std::vector<std::string> c = cells(lines[i]);
+        const auto first =
+            std::find_if(c.begin(), c.end(), [](const std::string& s) { return !s.empty(); });
+        if (first == c.end() || *first != "GPU0")
+            continue;
+        // A row starts GPU0 then X; the header GPU0 then the next column.
+        const auto next =
+            std::find_if(first + 1, c.end(), [](const std::string& s) { return !s.empty(); });
+        if (next != c.end() && *next == "X")
+            continue;
+        header = static_cast<int>(i);
+        for (auto it = first; it != c.end(); ++it) {
+            if (isDevice(*it, "GPU") || isNicLabel(*it))
+                columns.push_back(*it);
+            else if (!it->empty())
+                break;
+        }
+    }
+    if (header < 0) {
+        error(0, 0,
+              "no topology matrix (a header line of GPU0 GPU1 ... columns): is this the output of "
+              "'nvidia-smi topo -m'?");
+        return result;
+    }
+    const int gpus = static_cast<int>(std::count_if(
+        columns.begin(), columns.end(), [](const std::string& c) { return isDevice(c, "GPU"); }));
+    for (int g = 0; g < gpus; ++g) {
+        if (columns[static_cast<std::size_t>(g)] != "GPU" + std::to_string(g)) {
+            error(header + 1, 0,
+                  "the header's GPU columns are not GPU0..GPU" + std::to_string(gpus - 1) +
+                      " in order");
+            return result;
+        }
+    }
+    const int nics = static_cast<int>(columns.size()) - gpus;
+
+    // The GPU rows.
+    std::vector<std::vector<Cell>> rows;
+    int row_line = header + 1;
+    for (std::size_t i = static_cast<std::size_t>(header) + 1;
+         i < lines.size() && static_cast<int>(rows.size()) < gpus; ++i) {
+        std::vector<std::string> c = cells(lines[i]);
+        // The last line of a file cut short may end inside a cell: that cell does not count.
+        if (i + 1 == lines.size() && unterminated && !c.empty())
+            c.pop_back();
+        const auto first =
+            std::find_if(c.begin(), c.end(), [](const std::string& s) { return !s.empty(); });
+        if (first == c.end())
+            break;
+        const int line = static_cast<int>(i) + 1;
+        const std::string expected = "GPU" + std::to_string(rows.size());
+        if (*first != expected) {
+            error(line, 1,
+                  "expected the row of " + expected + ", found '" + *first + "' (the matrix has " +
+                      std::to_string(gpus) + " GPU columns)");
+            return result;
+        }
+        std::vector<Cell> row;
+        const std::size_t start = static_cast<std::size_t>(first - c.begin()) + 1;
+        for (std::size_t k = 0; k < columns.size(); ++k) {
+            const std::size_t at = start + k;
+            if (at >= c.size() || c[at].empty()) {
+                error(line, 0,
+                      expected + " has " + std::to_string(k) + " of " +
+                          std::to_string(columns.size()) + " cells (no value for " + columns[k] +
+                          "): the matrix is truncated");
+                return result;
+            }
+            const std::optional<Cell> cell = readCell(c[at]);
+            if (!cell) {
+                error(line, static_cast<int>(lines[i].find(c[at])) + 1,
+                      expected + " / " + columns[k] + ": unknown connection '" + c[at] +
+                          "' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)");
+                return result;
+            }
+            const bool diagonal = static_cast<int>(k) == static_cast<int>(rows.size());
+            if (diagonal != (cell->kind == Cell::self)) {
+                error(line, 0,
+                      expected + " / " + columns[k] + ": " +
+                          (diagonal ? "expected X on the diagonal" : "X off the diagonal"));
+                return result;
+            }
+            if (static_cast<int>(k) >= gpus && cell->kind != Cell::path) {
+                error(line, 0,
+                      expected + " / " + columns[k] + ": a NIC is reached over PCIe, got '" +
+                          c[at] + "'");
+                return result;
+            }
+            row.push_back(*cell);
+        }
+        rows.push_back(std::move(row));
+        row_line = line;
+    }
+    if (static_cast<int>(rows.size()) < gpus) {
+        error(row_line, 0,
+              "only " + std::to_string(rows.size()) + " of the " + std::to_string(gpus) +
+                  " GPU rows: the matrix is truncated");
+        return result;
+    }
+
+    NodeDescription node;
+    node.source = "nvidia-smi topo -m";
+    node.gpus = gpus;
+    // NVLink: NV# between every pair means NVSwitches (all the same) or a direct mesh.
+    bool all_nv = true;
+    int min_links = 0, max_links = 0, max_row = 0;
+    for (int g = 0; g < gpus; ++g) {
+        int row_links = 0;
+        for (int h = 0; h < gpus; ++h) {
+            if (g == h)
+                continue;
+            const Cell& c = rows[static_cast<std::size_t>(g)][static_cast<std::size_t>(h)];
+            if (c.kind != Cell::nvlink) {
+                all_nv = false;
+                continue;
+            }
+            row_links += c.links;
+            min_links = min_links == 0 ? c.links : std::min(min_links, c.links);
+            max_links = std::max(max_links, c.links);
+        }
+        max_row = std::max(max_row, row_links);
+    }
+    node.all_pairs_nvlink = all_nv;
+    node.nvswitch = all_nv && min_links == max_links;
+    node.nvlinks_per_gpu = gpus < 2 ? 0 : node.nvswitch ? max_links : max_row;
+
+    // NIC names from the legend ("  NIC0: mlx5_0"), else the column labels.
+    std::vector<std::string> names(columns.begin() + gpus, columns.end());
+    static const std::regex legend("^\\s*(NIC[0-9]+):\\s*(\\S+)\\s*$");
+    for (const std::string& line : lines) {
+        std::smatch m;
+        if (std::regex_match(line, m, legend)) {
+            const auto it = std::find(names.begin(), names.end(), m[1].str());
+            if (it != names.end())
+                *it = m[2].str();
+        }
+    }
+    std::vector<std::vector<PathLevel>> distance(static_cast<std::size_t>(gpus));
+    for (int g = 0; g < gpus; ++g)
+        for (int n = 0; n < nics; ++n)
+            distance[static_cast<std::size_t>(g)].push_back(
+                rows[static_cast<std::size_t>(g)][static_cast<std::size_t>(gpus + n)].level);
+    assignRails(node, distance, names);
+    node.notes.insert(node.notes.begin(),
+                      "nvidia-smi topo -m gives neither the GPU model, the NVLink generation nor "
+                      "NIC speeds: those come from the base scenario (or --nic)");
+    result.node = std::move(node);
+    return result;
+}
+
+} // namespace moe::io

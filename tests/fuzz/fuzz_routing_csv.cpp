@@ -1,0 +1,11 @@
+// libFuzzer target: the routing histogram CSV reader. Seed corpus: tests/data/*.csv.
+#include "moe/routing_csv.h"
+
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    moe::parseRoutingHistogramCsv(std::string_view(reinterpret_cast<const char*>(data), size),
+                                  "fuzz.csv");
+    return 0;
+}
