@@ -2,11 +2,14 @@
 
 #include "cli.h"
 
+#include "moe/atomic_file.h"
 #include "moe/catalog.h"
 #include "moe/io/interop.h"
 #include "moe/scenario_io.h"
 
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -28,6 +31,7 @@ struct Args {
     std::string nic;     ///< --nic PRESET
     std::map<std::string, std::string> vars;
     std::vector<std::string> overrides;
+    std::optional<int64_t> iteration; ///< --iter N
     bool help = false;
 };
 
@@ -70,6 +74,14 @@ std::string parseArgs(const std::vector<std::string>& in, Args& a) {
             if (problem.empty() &&
                 (ec != std::errc() || end != text.data() + text.size() || a.nodes < 1))
                 problem = "--nodes needs a whole number of at least 1, got '" + text + "'";
+        } else if (s == "--iter") {
+            std::string text;
+            problem = value(text);
+            int64_t n = -1;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            if (problem.empty() && (ec != std::errc() || end != text.data() + text.size() || n < 0))
+                problem = "--iter needs a logged iteration number (>= 0), got '" + text + "'";
+            a.iteration = n;
         } else if (s == "--var") {
             std::string text;
             problem = value(text);
@@ -106,11 +118,44 @@ std::optional<Scenario> loadScenario(const std::string& path, const std::vector<
 
 // import ---------------------------------------------------------------------------------------
 
+/// The CSV goes to -o (atomically), or to stdout with the summary on stderr.
+int writeRoutingCsv(const std::string& csv, const std::string& summary, const std::string& output,
+                    const std::string& command, std::ostream& out, std::ostream& err) {
+    if (output.empty() || output == "-") {
+        err << summary;
+        out << csv;
+        return kExitOk;
+    }
+    const std::string problem = writeFileAtomically(output, csv);
+    if (!problem.empty()) {
+        err << command << ": cannot write " << output << ": " << problem << "\n";
+        return kExitBadInput;
+    }
+    out << summary << "Routing CSV written to " << output
+        << " (use it with routing: {model: histogram, histogram_csv: " << output << "})\n";
+    return kExitOk;
+}
+
 int runImport(io::ImportFormat format, const Args& a, std::ostream& out, std::ostream& err) {
     const std::string command = std::string("moe-plan import ") + io::toString(format);
     const bool megatron = format == io::ImportFormat::megatron;
     const bool topology =
         format == io::ImportFormat::nvidia_smi_topo || format == io::ImportFormat::nccl_topo;
+    const bool routing = format == io::ImportFormat::megatron_tpe;
+    if (routing && a.cluster.empty()) {
+        err << command
+            << ": the logs do not say how the ranks were laid out: pass --cluster SCENARIO.yaml "
+               "(the run's model and layout)\n";
+        return kExitUsage;
+    }
+    if (routing && a.nodes > 0) {
+        err << command << ": --nodes is not for megatron-tpe (the layout comes from --cluster)\n";
+        return kExitUsage;
+    }
+    if (!routing && a.iteration) {
+        err << command << ": --iter is for megatron-tpe imports\n";
+        return kExitUsage;
+    }
     if (megatron && !a.cluster.empty() && !a.gpu.empty()) {
         err << command << ": give --cluster or --gpu, not both\n";
         return kExitUsage;
@@ -148,11 +193,15 @@ int runImport(io::ImportFormat format, const Args& a, std::ostream& out, std::os
     request.nodes = a.nodes;
     request.nic_preset = a.nic;
     request.vars = a.vars;
-    request.overrides = a.overrides;
+    request.iteration = a.iteration;
+    // A routing import's result is a CSV, so --set adjusts the layout the logs are read with.
+    if (!routing)
+        request.overrides = a.overrides;
     if (a.cluster.empty()) {
         request.base = defaultScenario();
     } else {
-        const std::optional<Scenario> base = loadScenario(a.cluster, {}, err);
+        const std::optional<Scenario> base =
+            loadScenario(a.cluster, routing ? a.overrides : std::vector<std::string>{}, err);
         if (!base)
             return kExitBadInput;
         request.base = *base;
@@ -163,6 +212,8 @@ int runImport(io::ImportFormat format, const Args& a, std::ostream& out, std::os
     const io::ImportOutcome result = io::importFiles(request);
     for (const Diagnostic& d : result.diagnostics)
         err << d.format() << "\n";
+    if (result.routing_csv)
+        return writeRoutingCsv(*result.routing_csv, result.summary, a.output, command, out, err);
     if (!result.scenario) {
         err << result.summary;
         return kExitBadInput;
@@ -283,6 +334,22 @@ const std::vector<Format>& importFormats() {
          "network tiers reshape the base cluster (--cluster, else the built-in default), whose\n"
          "vocabulary, routing and economics are kept.",
          1, 3, importAs(io::ImportFormat::calculon)},
+        {"megatron-tpe",
+         "import megatron-tpe DIR | rankN.jsonl... --cluster SCENARIO.yaml [--iter N] "
+         "[--set key=value ...] [-o OUT.csv]",
+         "Sums Megatron-Core's tokens-per-expert logs (--save-tokens-per-expert-interval: one\n"
+         "{save}/tokens_per_expert/rankN.jsonl per rank, a line per iteration and MoE layer with\n"
+         "each micro-batch's tokens per local expert) into a routing CSV: a header and one row\n"
+         "of token counts per MoE layer, for routing.histogram_csv. DIR is the --save directory,\n"
+         "its tokens_per_expert/ folder, or any folder of rank files. --cluster is the run's\n"
+         "scenario: its layout.order and degrees map each rank to its pipeline stage and EP\n"
+         "rank (Megatron's rank order), its layers and pp map the logged stage-local layers to\n"
+         "MoE layers. Sums over micro-batches, iterations (or only --iter N) and expert-DP\n"
+         "replicas; expert-DP replicas missing a rank file are left out and listed, a MoE layer\n"
+         "no replica logged completely is an error. MTP lines are skipped.\n"
+         "  --set key=value    adjust the scenario the logs are read with (e.g. layout.pp=4)\n"
+         "  -o OUT.csv         write the CSV (atomically); without it, the CSV to stdout",
+         1, INT_MAX, importAs(io::ImportFormat::megatron_tpe)},
     };
     return formats;
 }
