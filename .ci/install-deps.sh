@@ -10,6 +10,7 @@ packages=(
     nlohmann-json3-dev libpugixml-dev libcli11-dev
     xvfb xauth libgl1-mesa-dri
     poppler-utils
+    python3 python3-jsonschema python3-pandas
     clang libclang-rt-14-dev
 )
 

@@ -64,9 +64,9 @@ private slots:
         QVERIFY(parseSweepAxis("routing.zipf_alpha=0.2,1e-1", a).empty());
         QCOMPARE(a.values, (std::vector<std::string>{"0.2", "1e-1"}));
 
-        for (const char* bad : {"layout.ep", "layout.bogus=1", "layout.ep=1,,2", "layout.ep=",
-                                "cluster.nodes=8..x", "cluster.nodes=9..8", "cluster.nodes=1..9:0",
-                                "=1,2"}) {
+        for (const char* bad :
+             {"layout.ep", "layout.bogus=1", "layout.ep=1,,2", "layout.ep=", "cluster.nodes=8..x",
+              "cluster.nodes=9..8", "cluster.nodes=1..9:0", "=1,2"}) {
             const Diagnostics d = parseSweepAxis(bad, a);
             QVERIFY2(hasErrors(d), bad);
         }
@@ -77,23 +77,23 @@ private slots:
     /// 2 x 3 points, the last axis fastest: index = 3 * i_ep + i_mb.
     void gridPoints() {
         SweepGrid grid;
-        QVERIFY(makeSweepGrid({"layout.ep=4,8", "training.micro_batch=1..3"},
-                              {"routing.seed=7"}, grid)
-                    .empty());
+        QVERIFY(
+            makeSweepGrid({"layout.ep=4,8", "training.micro_batch=1..3"}, {"routing.seed=7"}, grid)
+                .empty());
         QCOMPARE(grid.points(), int64_t{6});
         QCOMPARE(grid.axes.front().key, std::string("routing.seed")); // pins first
         using P = std::vector<std::pair<std::string, std::string>>;
-        QCOMPARE(grid.point(0), (P{{"routing.seed", "7"}, {"layout.ep", "4"},
-                                   {"training.micro_batch", "1"}}));
-        QCOMPARE(grid.point(4), (P{{"routing.seed", "7"}, {"layout.ep", "8"},
-                                   {"training.micro_batch", "2"}}));
-        QCOMPARE(grid.point(5), (P{{"routing.seed", "7"}, {"layout.ep", "8"},
-                                   {"training.micro_batch", "3"}}));
+        QCOMPARE(grid.point(0),
+                 (P{{"routing.seed", "7"}, {"layout.ep", "4"}, {"training.micro_batch", "1"}}));
+        QCOMPARE(grid.point(4),
+                 (P{{"routing.seed", "7"}, {"layout.ep", "8"}, {"training.micro_batch", "2"}}));
+        QCOMPARE(grid.point(5),
+                 (P{{"routing.seed", "7"}, {"layout.ep", "8"}, {"training.micro_batch", "3"}}));
         QVERIFY(hasErrors(makeSweepGrid({"layout.ep=4", "layout.ep=8"}, {}, grid)));
         QVERIFY(hasErrors(makeSweepGrid({}, {"layout.ep=4,8"}, grid)));
         // 10^5 x 10^4 points is over the bound.
-        QVERIFY(hasErrors(makeSweepGrid({"routing.seed=1..100000", "cluster.nodes=1..10000"},
-                                        {}, grid)));
+        QVERIFY(hasErrors(
+            makeSweepGrid({"routing.seed=1..100000", "cluster.nodes=1..10000"}, {}, grid)));
     }
 
     void shards() {
@@ -145,8 +145,7 @@ private slots:
 
     void shardsUnionIsTheWholeSweep() {
         SweepGrid grid;
-        QVERIFY(makeSweepGrid({"layout.ep=2,4,8,16", "routing.balance=0,0.5,1"}, {}, grid)
-                    .empty());
+        QVERIFY(makeSweepGrid({"layout.ep=2,4,8,16", "routing.balance=0,0.5,1"}, {}, grid).empty());
         const std::vector<std::string> whole = sweepRows(grid, {}, 2);
         std::vector<std::string> merged(whole.size());
         for (int i = 0; i < 5; ++i) {

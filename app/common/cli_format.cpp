@@ -9,8 +9,8 @@ namespace moe::cmdline {
 namespace {
 
 bool isHelpOrVersion(const CLI::App& app, const CLI::Option* o) {
-    return o == app.get_help_ptr() || o == app.get_help_all_ptr() ||
-           o->get_name() == "--version" || o->get_name() == "--help-all";
+    return o == app.get_help_ptr() || o == app.get_help_all_ptr() || o->get_name() == "--version" ||
+           o->get_name() == "--help-all";
 }
 
 bool hidden(const CLI::Option* o) {
@@ -35,8 +35,8 @@ std::string positionalUsage(const CLI::Option* o) {
 
 /// "--set key=value", "-o OUT.yaml": the short name when there is one.
 std::string optionUsage(const CLI::Option* o) {
-    std::string text = o->get_snames().empty() ? "--" + o->get_lnames().front()
-                                               : "-" + o->get_snames().front();
+    std::string text =
+        o->get_snames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();
     if (o->get_type_size_max() > 0 && o->get_expected_max() > 0)
         text += " " + o->get_type_name();
     if (repeatable(o))
@@ -168,7 +168,8 @@ std::string helpText(const CLI::App& app) {
     for (const CLI::Option* opt : visibleOptions(app, true))
         arguments.emplace_back(positionalName(opt), opt->get_description());
     for (const CLI::Option* opt : visibleOptions(app, false))
-        options.emplace_back(optionLabel(opt), opt->get_description() + (repeatable(opt) ? " (repeatable)" : ""));
+        options.emplace_back(optionLabel(opt),
+                             opt->get_description() + (repeatable(opt) ? " (repeatable)" : ""));
     const size_t width = labelWidth(arguments, options);
     if (!arguments.empty())
         o << "\nArguments:\n" << table(arguments, width);
@@ -177,7 +178,8 @@ std::string helpText(const CLI::App& app) {
     for (const CLI::App* sub : app.get_subcommands({})) {
         if (sub->get_group().empty())
             continue;
-        o << "\n" << sub->get_name() << ": " << synopsis(*sub) << "\n"
+        o << "\n"
+          << sub->get_name() << ": " << synopsis(*sub) << "\n"
           << wrap(sub->get_description(), 2);
     }
     if (!app.get_footer().empty())

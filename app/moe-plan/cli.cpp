@@ -118,7 +118,7 @@ void buildProgram(CLI::App& app, CommandTable& table, ProgramOptions& options) {
                  "print the help of every command (the manual page's text) and exit");
     app.add_option("--completion", options.completion,
                    "print the shell completion script for bash or zsh and exit")
-        ->type_name("SHELL")
+        ->type_name("bash|zsh")
         ->check(cmdline::oneOf({"bash", "zsh"}));
     addScenarioCommands(app, table);
     addSearchCommand(app, table);
@@ -158,7 +158,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         err << cmdline::helpText(app);
         return kExitUsage;
     }
-    if (args[0] == "help") {
+    if (args[0] == "help" && (args.size() == 1 || args[1].empty() || args[1][0] != '-')) {
         const std::vector<std::string> topic(args.begin() + 1, args.end());
         const CLI::App* c = findCommand(app, topic);
         if (c == nullptr) {

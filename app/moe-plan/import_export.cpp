@@ -269,7 +269,7 @@ void addExports(CLI::App& app, CommandTable& table) {
         ->option_text("OUT.sh|- [SCENARIO.yaml]");
     c->add_option("--format", m->format,
                   "megatron (the argument arrays, default) or nemo (a NeMo 2.0 recipe snippet)")
-        ->type_name("FORMAT")
+        ->type_name("megatron|nemo")
         ->check(cmdline::oneOf({"megatron", "nemo"}));
     addSet(c, *m, "what-if override of the scenario");
     addExport(*group, table, io::ExportFormat::calculon, "DIR", "the directory to write",

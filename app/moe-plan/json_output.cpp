@@ -23,25 +23,35 @@ void writeScenarioIdentity(JsonWriter& json, const Scenario& s) {
 }
 
 void writeLayoutJson(JsonWriter& json, const Scenario& s) {
-    const LayoutSpec& l = s.layout;
-    json.beginObject()
-        .field("tp", l.tp)
-        .field("cp", l.cp)
-        .field("pp", l.pp)
-        .field("vpp", l.vpp)
-        .field("dp", l.dp)
-        .field("ep", l.ep)
-        .field("etp", l.etp);
+    writeLayoutJson(json, &s);
+}
+
+void writeLayoutJson(JsonWriter& json, const Scenario* s) {
+    auto number = [&](const char* key, auto get) {
+        if (s)
+            json.field(key, get(*s));
+        else
+            json.key(key).null();
+    };
+    json.beginObject();
+    number("tp", [](const Scenario& x) { return x.layout.tp; });
+    number("cp", [](const Scenario& x) { return x.layout.cp; });
+    number("pp", [](const Scenario& x) { return x.layout.pp; });
+    number("vpp", [](const Scenario& x) { return x.layout.vpp; });
+    number("dp", [](const Scenario& x) { return x.layout.dp; });
+    number("ep", [](const Scenario& x) { return x.layout.ep; });
+    number("etp", [](const Scenario& x) { return x.layout.etp; });
     // An expert grid that does not fold over the GPUs has no expert-DP degree.
-    if (l.ep * l.etp > 0 && (l.tp * l.cp * l.dp) % (l.ep * l.etp) == 0)
-        json.field("edp", l.expertDp());
+    const LayoutSpec* l = s ? &s->layout : nullptr;
+    if (l && l->ep * l->etp > 0 && (l->tp * l->cp * l->dp) % (l->ep * l->etp) == 0)
+        json.field("edp", l->expertDp());
     else
         json.key("edp").null();
-    json.field("order", toString(l.order))
-        .field("schedule", toString(l.schedule))
-        .field("micro_batch", s.training.micro_batch)
-        .field("recompute", toString(s.training.recompute))
-        .endObject();
+    number("order", [](const Scenario& x) { return toString(x.layout.order); });
+    number("schedule", [](const Scenario& x) { return toString(x.layout.schedule); });
+    number("micro_batch", [](const Scenario& x) { return x.training.micro_batch; });
+    number("recompute", [](const Scenario& x) { return toString(x.training.recompute); });
+    json.endObject();
 }
 
 void writeDiagnosticJson(JsonWriter& json, const Diagnostic& d) {

@@ -25,6 +25,9 @@ void writeScenarioIdentity(JsonWriter& json, const Scenario& s);
 /// The layout object: tp, cp, pp, vpp, dp, ep, etp, edp, order, schedule, micro_batch,
 /// recompute.
 void writeLayoutJson(JsonWriter& json, const Scenario& s);
+/// The same keys, every one null without a scenario (a sweep row's invalid point, so every
+/// row has the same keys and CSV the same columns).
+void writeLayoutJson(JsonWriter& json, const Scenario* s);
 
 /// One diagnostic: severity, file, line, column, field, message (and "text", as printed).
 void writeDiagnosticJson(JsonWriter& json, const Diagnostic& d);

@@ -50,7 +50,7 @@ ProgressLine::ProgressLine(std::ostream& err, std::string what, std::string unit
     , unit_(std::move(unit))
     , enabled_(progressWanted())
     , start_(std::chrono::steady_clock::now())
-    , last_(start_) {}
+    , last_(start_ - std::chrono::seconds(1)) {}
 
 ProgressLine::~ProgressLine() {
     if (drawn_)
@@ -65,8 +65,8 @@ bool ProgressLine::update(int64_t done, int64_t total) {
             last_ = now;
             drawn_ = true;
             const double elapsed_s = std::chrono::duration<double>(now - start_).count();
-            err_ << "\r\033[K" << what_ << ": " << formatCount(static_cast<double>(done))
-                 << " of " << formatCount(static_cast<double>(total)) << " " << unit_ << " ("
+            err_ << "\r\033[K" << what_ << ": " << formatCount(static_cast<double>(done)) << " of "
+                 << formatCount(static_cast<double>(total)) << " " << unit_ << " ("
                  << (total > 0 ? done * 100 / total : 100) << "%), " << formatFixed(elapsed_s, 1)
                  << " s" << std::flush;
         }

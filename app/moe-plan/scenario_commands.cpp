@@ -123,8 +123,8 @@ int runValidate(const ScenarioOptions& o, CommandIo& io) {
         return kExitOk;
     // Text mode has printed every problem already.
     if (io.json())
-        io.fail(kExitBadInput, std::to_string(bad) + " of " + std::to_string(all.size()) +
-                                   " files have errors");
+        io.fail(kExitBadInput,
+                std::to_string(bad) + " of " + std::to_string(all.size()) + " files have errors");
     return kExitBadInput;
 }
 
@@ -300,13 +300,12 @@ void addShow(CLI::App& app, CommandTable& table) {
 
 void addCatalog(CLI::App& app, CommandTable& table) {
     auto o = std::make_shared<ScenarioOptions>();
-    CLI::App* c = table.add(app, "catalog", "Lists the built-in GPU and NIC presets.",
-                            [](CommandIo& io) {
-                                const Catalog& catalog = builtinCatalog();
-                                io.out() << (io.json() ? catalogJson(catalog)
-                                                       : catalogText(catalog));
-                                return kExitOk;
-                            });
+    CLI::App* c =
+        table.add(app, "catalog", "Lists the built-in GPU and NIC presets.", [](CommandIo& io) {
+            const Catalog& catalog = builtinCatalog();
+            io.out() << (io.json() ? catalogJson(catalog) : catalogText(catalog));
+            return kExitOk;
+        });
     addJsonFlag(c, o->json, "the presets");
 }
 

@@ -167,8 +167,7 @@ T parsed(const std::optional<T>& value, const std::string& text, const char* wha
 }
 
 /// The "layout" and "expert_placement" of `parent`, as writeLayout wrote them.
-LayoutSpec readLayout(const json& parent, const Scenario& input, int& micro_batch,
-                      Recompute& rc) {
+LayoutSpec readLayout(const json& parent, const Scenario& input, int& micro_batch, Recompute& rc) {
     const json& j = parent.at("layout");
     LayoutSpec l = input.layout;
     l.tp = j.at("tp").get<int>();
@@ -204,8 +203,7 @@ SearchStructureOutcome readOutcome(const json& j, const Scenario& input) {
     if (const json& c = j.at("closest"); !c.is_null()) {
         o.closest.set = true;
         o.closest.over_bytes = number(c.at("over_bytes"));
-        o.closest.layout =
-            readLayout(c, input, o.closest.micro_batch, o.closest.recompute);
+        o.closest.layout = readLayout(c, input, o.closest.micro_batch, o.closest.recompute);
         o.closest.memory = readMemory(c.at("memory"));
     }
     for (const json& e : j.at("evaluated")) {

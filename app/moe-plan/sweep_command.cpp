@@ -5,6 +5,7 @@
 #include "progress.h"
 #include "scenario_input.h"
 #include "sweep_rows.h"
+#include "text_table.h"
 
 #include "moe/atomic_file.h"
 #include "moe/limits.h"
@@ -14,6 +15,7 @@
 #include <memory>
 #include <ostream>
 #include <queue>
+#include <sstream>
 
 namespace moe::cli {
 
@@ -104,8 +106,7 @@ int runGrid(const SweepCommand& c, CommandIo& io) {
     options.threads = c.threads;
     SweepRun run;
     {
-        ProgressLine progress(io.err(), "sweep" + (c.shard.empty() ? "" : " " + c.shard),
-                              "points");
+        ProgressLine progress(io.err(), "sweep" + (c.shard.empty() ? "" : " " + c.shard), "points");
         options.progress = progress.callback();
         run = runSweep(
             base.text, base.label, base.base_dir, grid, options,
@@ -119,10 +120,12 @@ int runGrid(const SweepCommand& c, CommandIo& io) {
                            (c.output == "-" ? "" : "; " + c.output + " not written"));
     if (!sink_ok)
         return kExitBadInput;
+    std::ostringstream done;
+    done << "sweep: " << run.points << " points in " << formatSeconds(run.elapsed_s) << " on "
+         << run.threads << " thread" << (run.threads == 1 ? "" : "s");
     if (run.invalid > 0)
-        io.note(std::to_string(run.invalid) + " of " + std::to_string(run.points) +
-                    " points are invalid scenarios (\"ok\": false, with their errors)",
-                true);
+        done << "; " << run.invalid << " invalid (\"ok\": false, with their errors)";
+    io.note(done.str(), true);
     return sink.finish(run.points);
 }
 
@@ -268,7 +271,7 @@ void addSweepCommand(CLI::App& app, CommandTable& table) {
         ->type_name("key=value")
         ->allow_extra_args(false);
     c->add_option("--format", o->format, "jsonl (one JSON object per line) or csv")
-        ->type_name("FORMAT")
+        ->type_name("jsonl|csv")
         ->check(cmdline::oneOf({"jsonl", "csv"}));
     c->add_option("-o,--output", o->output,
                   "write the rows here, atomically when complete (default '-': standard output, "

@@ -41,7 +41,8 @@ void writeFigures(JsonWriter& json, const Report* r) {
     field("micro_batches", [](const Report& x) { return x.micro_batches; });
     field("step_time_s", [](const Report& x) { return x.step_time_s; });
     field("tokens_per_s", [](const Report& x) { return x.throughput.tokens_per_s; });
-    field("tokens_per_s_per_gpu", [](const Report& x) { return x.throughput.tokens_per_s_per_gpu; });
+    field("tokens_per_s_per_gpu",
+          [](const Report& x) { return x.throughput.tokens_per_s_per_gpu; });
     field("model_tflops_per_gpu",
           [](const Report& x) { return x.throughput.model_tflops_per_gpu; });
     field("mfu", [](const Report& x) { return x.throughput.mfu; });
@@ -77,8 +78,8 @@ std::string csvCell(const ordered_json& v) {
         text = v.get<std::string>();
     else if (v.is_array())
         for (const ordered_json& item : v)
-            text += (text.empty() ? "" : "; ") + (item.is_string() ? item.get<std::string>()
-                                                                   : item.dump());
+            text += (text.empty() ? "" : "; ") +
+                    (item.is_string() ? item.get<std::string>() : item.dump());
     else
         text = v.dump();
     if (text.find_first_of(",\"\n\r") == std::string::npos)
@@ -133,7 +134,8 @@ std::string sweepRowJson(const SweepPoint& p, const std::string& study, int64_t 
     if (p.loaded.ok()) {
         writeScenarioIdentity(json, *p.loaded.scenario);
     } else {
-        json.key("scenario").null().key("layout").null();
+        json.key("scenario").null().key("layout");
+        writeLayoutJson(json, nullptr);
     }
     json.field("ok", p.loaded.ok()).key("errors").beginArray();
     for (const Diagnostic& d : p.loaded.diagnostics)
@@ -180,8 +182,7 @@ std::string CsvRows::add(const std::string& json_row, std::string& problem) {
     return out + line + "\n";
 }
 
-bool sweepRowKey(const std::string& json_row, std::string& study, int64_t& point,
-                 int64_t& points) {
+bool sweepRowKey(const std::string& json_row, std::string& study, int64_t& point, int64_t& points) {
     try {
         const nlohmann::json row = nlohmann::json::parse(json_row);
         if (row.value("command", "") != "sweep")

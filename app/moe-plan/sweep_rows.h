@@ -30,7 +30,6 @@ private:
 };
 
 /// The "study", "point" and "points" of a JSONL row; false when they cannot be read.
-bool sweepRowKey(const std::string& json_row, std::string& study, int64_t& point,
-                 int64_t& points);
+bool sweepRowKey(const std::string& json_row, std::string& study, int64_t& point, int64_t& points);
 
 } // namespace moe::cli

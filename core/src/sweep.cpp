@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -54,8 +55,8 @@ bool expandRange(const std::string& item, std::vector<std::string>& out, std::st
     const size_t colon = item.find(':', dots);
     int64_t from = 0, to = 0, step = 1;
     if (!wholeNumber(item.substr(0, dots), from) ||
-        !wholeNumber(item.substr(dots + 2, colon == std::string::npos ? std::string::npos
-                                                                      : colon - dots - 2),
+        !wholeNumber(item.substr(dots + 2,
+                                 colon == std::string::npos ? std::string::npos : colon - dots - 2),
                      to) ||
         (colon != std::string::npos && !wholeNumber(item.substr(colon + 1), step))) {
         problem = "range '" + item + "' needs whole numbers: A..B or A..B:STEP";
@@ -66,8 +67,8 @@ bool expandRange(const std::string& item, std::vector<std::string>& out, std::st
         return true;
     }
     if ((to - from) / step + 1 > kMaxSweepPoints) {
-        problem = "range '" + item + "' has more than " + std::to_string(kMaxSweepPoints) +
-                  " values";
+        problem =
+            "range '" + item + "' has more than " + std::to_string(kMaxSweepPoints) + " values";
         return true;
     }
     for (int64_t v = from; v <= to; v += step)
@@ -135,8 +136,9 @@ Diagnostics makeSweepGrid(const std::vector<std::string>& grids,
         SweepAxis axis;
         Diagnostics d = parseSweepAxis(spec, axis);
         if (pin && d.empty() && axis.values.size() != 1)
-            d.push_back(error(axis.key, "--pin " + spec + " needs one value (use --grid for "
-                                                          "several)"));
+            d.push_back(error(axis.key, "--pin " + spec +
+                                            " needs one value (use --grid for "
+                                            "several)"));
         for (const SweepAxis& a : grid.axes)
             if (d.empty() && a.key == axis.key)
                 d.push_back(error(axis.key, axis.key + " is given twice"));
@@ -161,6 +163,7 @@ SweepRun runSweep(const std::string& base_text, const std::string& label,
                   const std::string& base_dir, const SweepGrid& grid, const SweepOptions& options,
                   const std::function<std::string(const SweepPoint&)>& row,
                   const std::function<void(const std::string&)>& emit) {
+    const auto t0 = std::chrono::steady_clock::now();
     const int64_t total = options.shard.size(grid.points());
     SweepRun run;
     unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads)
@@ -224,6 +227,8 @@ SweepRun runSweep(const std::string& base_text, const std::string& label,
         t.join();
     run.interrupted = stop.load();
     run.invalid = invalid.load();
+    run.threads = static_cast<int>(threads);
+    run.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return run;
 }
 

@@ -49,7 +49,7 @@ Diagnostics makeSweepGrid(const std::vector<std::string>& grids,
 struct SweepPoint {
     int64_t index = 0;
     std::vector<std::pair<std::string, std::string>> overrides;
-    LoadResult loaded;             ///< the scenario with the overrides, or why it is invalid
+    LoadResult loaded;              ///< the scenario with the overrides, or why it is invalid
     const Report* report = nullptr; ///< null when the scenario did not load
 };
 
@@ -60,9 +60,11 @@ struct SweepOptions {
 };
 
 struct SweepRun {
-    int64_t points = 0;    ///< rows emitted
-    int64_t invalid = 0;   ///< of which the scenario did not load
+    int64_t points = 0;  ///< rows emitted
+    int64_t invalid = 0; ///< of which the scenario did not load
     bool interrupted = false;
+    int threads = 1;
+    double elapsed_s = 0;
 };
 
 /// Evaluates the shard's points of `grid` over `base` (its text, label and base directory, as
