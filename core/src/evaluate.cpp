@@ -117,6 +117,39 @@ void addCollectives(Report& report, const Scenario& s, const StepCostModel& mode
         exposed_sync * (1.0 - dense_share));
 }
 
+/// placeLayout reads the degrees, the rank order, the expert placement entries, the expert
+/// count and the MoE layer count; whatever else the layout holds (schedule, interleaving,
+/// node-limited routing) leaves the placement as it is.
+LayoutSpec placementInputs(const LayoutSpec& layout) {
+    LayoutSpec key = layout;
+    key.vpp = 1;
+    key.schedule = PipelineSchedule::one_f_one_b;
+    key.max_nodes_per_token = 0;
+    return key;
+}
+
+std::shared_ptr<const Placement> placementFor(const Scenario& s,
+                                              const std::shared_ptr<const HardwareGraph>& graph,
+                                              EvaluationCache* cache) {
+    if (!cache)
+        return std::make_shared<const Placement>(placeLayout(s, *graph));
+    EvaluationCache::PlacedLayout entry{graph, placementInputs(s.layout), s.model.experts,
+                                        s.model.moeLayers(), nullptr};
+    auto& recent = cache->placements;
+    for (auto it = recent.begin(); it != recent.end(); ++it) {
+        if (it->graph == entry.graph && it->layout == entry.layout &&
+            it->experts == entry.experts && it->moe_layers == entry.moe_layers) {
+            std::rotate(recent.begin(), it, it + 1); // most recently used first
+            return recent.front().placement;
+        }
+    }
+    entry.placement = std::make_shared<const Placement>(placeLayout(s, *graph));
+    if (recent.size() >= EvaluationCache::kRecentPlacements)
+        recent.pop_back();
+    recent.insert(recent.begin(), std::move(entry));
+    return recent.front().placement;
+}
+
 Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* cache) {
     Report report;
     report.gpus = s.cluster.gpuCount();
@@ -132,7 +165,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
             cache->graph_cluster = s.cluster;
         }
     }
-    auto placement = std::make_shared<Placement>(placeLayout(s, *graph));
+    const std::shared_ptr<const Placement> placement = placementFor(s, graph, cache);
     report.graph = graph;
     report.placement = placement;
     report.layout_description = describeLayout(s, *placement);

@@ -135,6 +135,11 @@ Grid expertGrid(const LayoutSpec& l) {
 GroupSpan spanOf(const std::vector<int>& gpus, const HardwareGraph& graph) {
     GroupSpan s;
     s.gpus = static_cast<int>(gpus.size());
+    if (s.gpus == 1) { // a dimension of degree 1: one GPU spans one of everything
+        s.domains = s.nodes = s.racks = s.max_gpus_per_domain = 1;
+        s.link_class = LinkClass::scale_up;
+        return s;
+    }
     // Members come in increasing GPU order (base + c * stride), and domain, node and rack ids
     // never decrease with the GPU index, so counting changes between neighbours counts distinct
     // ids and runs of equal domains are the members sharing a domain.
@@ -159,12 +164,6 @@ GroupSpan spanOf(const std::vector<int>& gpus, const HardwareGraph& graph) {
 /// Fills groups, group_of_gpu and coordinates for every dimension of `grid` that owns groups.
 void buildGroups(const Grid& grid, bool dense, const HardwareGraph& graph, Placement& p) {
     const int world = static_cast<int>(grid.total);
-    std::array<int, kDimCount> stride{};
-    int64_t acc = 1;
-    for (int i = 0; i < grid.dims; ++i) {
-        stride[i] = static_cast<int>(acc);
-        acc *= grid.size[i];
-    }
     for (int i = 0; i < grid.dims; ++i) {
         if (!grid.owns_groups[i])
             continue;
@@ -188,12 +187,16 @@ void buildGroups(const Grid& grid, bool dense, const HardwareGraph& graph, Place
             groups[gi].gpus.resize(size);
         }
         auto& of = p.group_of_gpu[k];
+        // The rank's coordinates as mixed-radix digits, advanced by one per rank: no division
+        // in a loop that runs once per GPU and dimension.
+        std::array<int, kDimCount> digit{};
         for (int r = 0; r < world; ++r) {
             int gi = 0;
-            for (int j = 0; j < grid.dims; ++j)
-                if (j != i)
-                    gi += (r / stride[j]) % grid.size[j] * other_stride[j];
-            const int c = (r / stride[i]) % size;
+            for (int j = 0; j < grid.dims; ++j) // other_stride[i] is 0: i is left out
+                gi += digit[j] * other_stride[j];
+            const int c = digit[i];
+            for (int j = 0; j < grid.dims && ++digit[j] == grid.size[j]; ++j)
+                digit[j] = 0;
             groups[gi].gpus[c] = r;
             of[r] = gi;
             RankCoords& rc = p.coords[r];

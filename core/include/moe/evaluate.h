@@ -103,6 +103,18 @@ struct EvaluationCache {
     std::shared_ptr<const HardwareGraph> graph;
     ClusterSpec graph_cluster; ///< what `graph` was built from
     ExpertLoadCache loads;
+    /// Recent placements and what they were placed from, newest first: a search evaluates
+    /// many candidates (micro-batch, recompute, schedule, interleaving, for each allowed rank
+    /// order) on one set of degrees, and placing a 131,072-GPU layout costs more than pricing it.
+    struct PlacedLayout {
+        std::shared_ptr<const HardwareGraph> graph; ///< the graph it was placed on
+        LayoutSpec layout;                          ///< schedule, vpp and routing limits cleared
+        int experts = 0;
+        int moe_layers = 0;
+        std::shared_ptr<const Placement> placement;
+    };
+    std::vector<PlacedLayout> placements;
+    static constexpr size_t kRecentPlacements = 4; ///< the orders a search tries, usually
     /// false leaves report.link_bytes and link_utilization empty (nothing else depends on
     /// them): the per-link accounting is an eighth of a large cluster's evaluation.
     bool link_traffic = true;
