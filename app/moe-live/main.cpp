@@ -46,6 +46,7 @@ const char* kUsage =
     "  --bench             print evaluate, replay and frame-building times, then exit\n"
     "  --version           print the version and exit\n"
     "  -h, --help          print this help and exit\n"
+    "\n"
     "Without FILE the built-in default scenario is used.\n";
 
 double now_s() {
