@@ -22,7 +22,6 @@ T=$(mktemp -d /tmp/moe-install.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cmake --install "$BUILD" --prefix "$T/installed" >/dev/null
 mv "$T/installed" "$T/moved"
-P=$T/moved
 cd "$T"
 
 cat >"$T/check.sh" <<'CHECK'
@@ -92,6 +91,7 @@ if command -v update-mime-database >/dev/null; then
 fi
 echo "desktop entry, icon, MIME type (by name *.moe.yaml and by content)"
 CHECK
+# shellcheck disable=SC2016 # expanded by the inner bash, from its arguments
 $hide bash -c 'mount -t tmpfs none "$3" 2>/dev/null || true; mount -t tmpfs none "$2" &&
     bash "$1/check.sh" "$1/moved" "$1" "$2" "$3"' _ "$T" "$SOURCE" "$BUILD"
 echo "PASS: installed to a prefix, moved, and run with the source and build trees hidden"

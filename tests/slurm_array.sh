@@ -35,7 +35,8 @@ stop_daemons() {
             [ -f "$log" ] && { echo "--- $log"; tail -n 20 "$log"; }
         done
     fi
-    rm -rf "$D"
+    # A daemon that was still saving its state can recreate a file behind the first rm.
+    for _ in 1 2 3; do rm -rf "$D" 2>/dev/null && [ ! -e "$D" ] && break; sleep 0.5; done
     exit "$status"
 }
 trap stop_daemons EXIT
@@ -113,7 +114,7 @@ done
 # Every task of both arrays completed (exit 0). scontrol takes one job id at a time; an array's
 # id shows all its tasks.
 tasks=$(for id in ${jobs//,/ }; do scontrol -o show job "$id"; done)
-echo "tasks:" $(grep -o 'JobState=[A-Z]*' <<<"$tasks" | sort | uniq -c)
+echo "tasks: $(grep -o 'JobState=[A-Z]*' <<<"$tasks" | sort | uniq -c | tr -s ' \n' ' ')"
 [ "$(grep -c 'JobState=COMPLETED' <<<"$tasks")" -eq 8 ] ||
     { echo "FAIL: not every task completed"; exit 1; }
 

@@ -26,6 +26,7 @@
 #include <QFileInfo>
 #include <QGraphicsView>
 #include <QHash>
+#include <QIcon>
 #include <QScrollBar>
 #include <QTimer>
 #include <QWindow>
@@ -343,6 +344,10 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationName(QStringLiteral("moe-planner"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(moe::cmdline::version()));
     QApplication::setApplicationDisplayName(QStringLiteral("MoE Planner"));
+    // The installed desktop entry and icon (packaging/): Wayland compositors match the window
+    // to moe-planner.desktop by this name; the icon theme has the icon when installed.
+    QGuiApplication::setDesktopFileName(QStringLiteral("moe-planner"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("moe-planner")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
