@@ -11,6 +11,8 @@ packages=(
     xvfb xauth libgl1-mesa-dri
     poppler-utils
     python3 python3-jsonschema python3-pandas
+    slurm-wlm munge
+    help2man dpkg-dev desktop-file-utils shared-mime-info
     clang libclang-rt-14-dev
 )
 

@@ -2,8 +2,9 @@
 // OpenGL 3.3), linking moe_core only.
 //
 //   moe-live [FILE.yaml] [--set key=value ...] [--gpus N] [--metric load|a2a|memory|idle]
-//            [--play] [--frames N] [--screenshot OUT.png] [--size WxH] [--bench]
+//            [--play] [--frames N] [--screenshot OUT.png] [--size WxH] [--bench] [--version]
 #include "live_app.h"
+#include "version.h"
 
 #include "moe/edits.h"
 #include "moe/scenario_io.h"
@@ -29,6 +30,12 @@ namespace {
 
 const char* kUsage =
     "Usage: moe-live [FILE.yaml] [options]\n"
+    "\n"
+    "Explores a Mixture-of-Experts training cluster of up to tens of thousands of GPUs live: a\n"
+    "map of every GPU coloured by expert load, all-to-all traffic, memory or idle time, the\n"
+    "step replayed over time, and what-ifs applied as you type.\n"
+    "\n"
+    "Options:\n"
     "  --set key=value     override a field (same syntax and checks as moe-plan --set)\n"
     "  --gpus N            scale the cluster to N GPUs (nodes, dp and global batch scale)\n"
     "  --metric M          colour the map by load | a2a | memory | idle\n"
@@ -37,6 +44,9 @@ const char* kUsage =
     "  --screenshot PNG    save the last frame as PNG and exit (one frame unless --frames)\n"
     "  --size WxH          window size in pixels (default 1600x1000)\n"
     "  --bench             print evaluate, replay and frame-building times, then exit\n"
+    "  --version           print the version and exit\n"
+    "  -h, --help          print this help and exit\n"
+    "\n"
     "Without FILE the built-in default scenario is used.\n";
 
 double now_s() {
@@ -146,6 +156,9 @@ int main(int argc, char** argv) {
         };
         if (a == "--help" || a == "-h") {
             std::fputs(kUsage, stdout);
+            return 0;
+        } else if (a == "--version") {
+            std::printf("moe-live %s\n", moe::cmdline::version());
             return 0;
         } else if (a == "--set") {
             o.overrides.push_back(next());

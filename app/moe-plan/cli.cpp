@@ -91,7 +91,8 @@ struct ProgramOptions {
 std::string allHelp(const CLI::App& app) {
     std::string text = cmdline::helpText(app);
     for (const CLI::App* command : cmdline::leafCommands(app))
-        text += "\n" + std::string(60, '-') + "\n" + cmdline::helpText(*command);
+        // A heading line ("moe-plan sweep:") that help2man turns into a subsection per command.
+        text += "\n" + cmdline::commandPath(*command) + ":\n" + cmdline::helpText(*command);
     return text;
 }
 

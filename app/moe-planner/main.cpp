@@ -5,6 +5,7 @@
 //   moe-planner --report OUT.pdf|OUT.html [--baseline B.yaml] [FILE.yaml]  design-review report
 //   moe-planner [--recover] [--test-set key=value ...] [--dump-scenario OUT.yaml] [FILE.yaml]
 //       crash recovery (see moe_widgets/autosave.h; tests/test_app.cpp kills the app with SIGKILL)
+//   moe-planner --list-samples                                      samples for New from sample
 #include "moe/diagnostics.h"
 #include "moe/scenario_io.h"
 #include "moe/scenario_text.h"
@@ -14,6 +15,7 @@
 #include "moe_widgets/report_view.h"
 #include "moe_widgets/scenario_document.h"
 #include "moe_widgets/topology_view.h"
+#include "version.h"
 
 #include <QAction>
 #include <QApplication>
@@ -24,6 +26,7 @@
 #include <QFileInfo>
 #include <QGraphicsView>
 #include <QHash>
+#include <QIcon>
 #include <QScrollBar>
 #include <QTimer>
 #include <QWindow>
@@ -322,7 +325,8 @@ int main(int argc, char** argv) {
     // Exporting and help need no screen; without one (CI, ssh) Qt would refuse to start.
     const bool headless = hasFlag(argc, argv, "--export") || hasFlag(argc, argv, "--report") ||
                           hasFlag(argc, argv, "--help") || hasFlag(argc, argv, "-h") ||
-                          hasFlag(argc, argv, "--version") || hasFlag(argc, argv, "-v");
+                          hasFlag(argc, argv, "--version") || hasFlag(argc, argv, "-v") ||
+                          hasFlag(argc, argv, "--list-samples");
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         if (headless) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -338,8 +342,12 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("MoE Planner"));
     QCoreApplication::setApplicationName(QStringLiteral("moe-planner"));
-    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(moe::cmdline::version()));
     QApplication::setApplicationDisplayName(QStringLiteral("MoE Planner"));
+    // The installed desktop entry and icon (packaging/): Wayland compositors match the window
+    // to moe-planner.desktop by this name; the icon theme has the icon when installed.
+    QGuiApplication::setDesktopFileName(QStringLiteral("moe-planner"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("moe-planner")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -397,9 +405,14 @@ int main(int argc, char** argv) {
         QStringLiteral("After start (and --recover, --test-set), write the window's scenario to "
                        "OUT.yaml as Save would, without saving the document, then exit."),
         QStringLiteral("OUT.yaml"));
+    const QCommandLineOption list_samples_option(
+        QStringLiteral("list-samples"),
+        QStringLiteral("Print the sample scenarios File > New from sample offers (installed ones "
+                       "under ../share/moe-planner next to the program), one path a line, then "
+                       "exit."));
     parser.addOptions({export_option, format_option, screenshot_option, size_option, dark_option,
                        bench_option, repeat_option, report_option, baseline_option, recover_option,
-                       test_set_option, dump_option});
+                       test_set_option, dump_option, list_samples_option});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(parser.errorText()));
         return kExitUsage;
@@ -408,6 +421,11 @@ int main(int argc, char** argv) {
         parser.showHelp(kExitOk);
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
+    if (parser.isSet(list_samples_option)) {
+        for (const QString& path : MainWindow::sampleFiles())
+            std::printf("%s\n", qPrintable(QDir::toNativeSeparators(path)));
+        return kExitOk;
+    }
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
         std::fprintf(stderr, "moe-planner: expected at most one scenario file, got %lld\n",

@@ -540,8 +540,13 @@ QStringList MainWindow::sampleFiles() {
         dirs << env;
     dirs << QCoreApplication::applicationDirPath() +
                 QStringLiteral("/../share/moe-planner/sample_clusters");
-#ifdef MOE_WIDGETS_SAMPLES_DIR
-    dirs << QStringLiteral(MOE_WIDGETS_SAMPLES_DIR);
+#if defined(MOE_WIDGETS_SAMPLES_DIR) && defined(MOE_WIDGETS_BUILD_DIR)
+    // The source tree's samples only for a program run from its build tree: an installed copy
+    // never looks there, even when the source tree is still on the machine.
+    const QString build_dir = QDir(QStringLiteral(MOE_WIDGETS_BUILD_DIR)).canonicalPath();
+    const QString app_dir = QDir(QCoreApplication::applicationDirPath()).canonicalPath();
+    if (!build_dir.isEmpty() && app_dir.startsWith(build_dir + QLatin1Char('/')))
+        dirs << QStringLiteral(MOE_WIDGETS_SAMPLES_DIR);
 #endif
     for (const QString& dir : dirs) {
         QDir d(dir);
