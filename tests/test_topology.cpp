@@ -1,5 +1,5 @@
 // The hardware graph: vertex and link counts, link bandwidths and routes, each derived by hand
-// from the fabric rules in core/src/topology.cpp (64-port leaves and spines, half the leaf ports
+// from the fabric rules in core/src/hardware/topology.cpp (64-port leaves and spines, half the leaf ports
 // down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
 #include "moe/topology.h"
 #include "test_support.h"
