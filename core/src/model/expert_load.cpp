@@ -364,7 +364,7 @@ ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
     key.capacity_factor = scenario.model.capacity_factor;
     key.ep = scenario.layout.ep;
     key.groups = shape.groups;
-    key.slots = shape.slots;
+    key.token_slots = shape.slots;
     key.expert_placement = scenario.layout.expert_placement;
     key.step = step;
     return key;
