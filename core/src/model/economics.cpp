@@ -1,6 +1,6 @@
 #include "moe/economics.h"
 
-#include "moe/evaluate.h"
+#include "moe/topology.h"
 
 #include <algorithm>
 #include <cmath>
@@ -154,18 +154,17 @@ std::string costBasisText(const Scenario& s, const Economics& e) {
     return std::string("owned: capital amortized over ") + price + " years + energy";
 }
 
-Economics computeEconomics(const Scenario& s, const Report& r) {
+Economics computeEconomics(const Scenario& s, const EconomicsInput& r) {
     Economics e;
     const ClusterSpec& c = s.cluster;
-    const Throughput& t = r.throughput;
-    if (!positive(t.tokens_per_s) || r.gpus <= 0)
+    if (!positive(r.tokens_per_s) || r.gpus <= 0)
         return e;
     e.valid = true;
 
     // Cost per hour. Renting: the GPU-hour price covers the hardware, plus energy only when the
     // scenario prices it. Owning: the capital written off linearly over the amortization
     // period, plus the facility's energy. These are the run's only energy and cost figures.
-    e.capital = capitalCost(c, r.graph.get());
+    e.capital = capitalCost(c, r.graph);
     e.power = powerDraw(c, e.capital);
     e.rental = c.gpu_hour_usd > 0;
     e.electricity_estimated = c.electricity_usd_per_kwh <= 0 && !e.rental;
@@ -187,7 +186,7 @@ Economics computeEconomics(const Scenario& s, const Report& r) {
     const ReliabilitySpec& rel = c.reliability;
     failureRates(rel, r.gpus, c.nodes, f);
     f.checkpoint_bytes =
-        r.params.total * (bytesPerElement(s.model.weight_precision) + kOptimizerBytesPerParam);
+        r.parameters * (bytesPerElement(s.model.weight_precision) + kOptimizerBytesPerParam);
     const double storage_bytes_s = c.nodes * rel.checkpoint_write_gbps_per_node * 1e9;
     f.checkpoint_write_s = f.checkpoint_bytes / storage_bytes_s;
     f.checkpoint_read_s = f.checkpoint_write_s;
@@ -197,9 +196,9 @@ Economics computeEconomics(const Scenario& s, const Report& r) {
     // The run: failure-free time T from the performance model, expected wall-clock W = T / G.
     // Checkpoints take T delta / tau of it, and the expected failures W / M cost the rest.
     const double goodput = std::max(f.goodput, 1e-9);
-    e.usd_per_trillion_tokens = 1e12 / t.tokens_per_s / goodput / kSecondsPerHour * e.usd_per_h;
-    if (positive(t.time_to_train_s)) {
-        e.compute_time_s = t.time_to_train_s;
+    e.usd_per_trillion_tokens = 1e12 / r.tokens_per_s / goodput / kSecondsPerHour * e.usd_per_h;
+    if (positive(r.time_to_train_s)) {
+        e.compute_time_s = r.time_to_train_s;
         e.wall_time_s = e.compute_time_s / goodput;
         e.days = e.wall_time_s / kSecondsPerDay;
         e.checkpoint_time_s =
@@ -250,7 +249,7 @@ Economics computeEconomics(const Scenario& s, const Report& r) {
         p.mtbf_s = g.mtbf_s;
         p.interval_s = g.interval_s;
         p.goodput = g.goodput;
-        const double tokens_per_s = t.tokens_per_s_per_gpu * p.gpus * std::max(g.goodput, 1e-9);
+        const double tokens_per_s = r.tokens_per_s_per_gpu * p.gpus * std::max(g.goodput, 1e-9);
         const double usd_per_h = e.usd_per_h * factor;
         p.usd_per_trillion_tokens = 1e12 / tokens_per_s / kSecondsPerHour * usd_per_h;
         if (s.training.total_tokens > 0) {

@@ -5,6 +5,7 @@
 #include "moe/evaluate.h"
 
 #include "moe/collectives.h"
+#include "moe/design_warnings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -177,8 +178,15 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         t.gpu_hours_per_trillion_tokens = 1e12 / t.tokens_per_s * report.gpus / 3600.0;
     }
 
-    report.economics = computeEconomics(s, report); // it reads the throughput and graph
-    report.warnings = designWarnings(s, report);    // last: it reads everything
+    EconomicsInput run;
+    run.gpus = report.gpus;
+    run.parameters = report.params.total;
+    run.tokens_per_s = t.tokens_per_s;
+    run.tokens_per_s_per_gpu = t.tokens_per_s_per_gpu;
+    run.time_to_train_s = t.time_to_train_s;
+    run.graph = report.graph.get();
+    report.economics = computeEconomics(s, run);
+    report.warnings = designWarnings(s, report); // last: it reads everything
     return report;
 }
 
@@ -190,26 +198,6 @@ Report evaluate(const Scenario& s, uint64_t routing_step) {
 
 Report evaluate(const Scenario& s, uint64_t routing_step, EvaluationCache& cache) {
     return evaluateWith(s, routing_step, &cache);
-}
-
-const char* toString(CollectiveKind k) {
-    switch (k) {
-    case CollectiveKind::moe_dispatch:
-        return "moe-dispatch";
-    case CollectiveKind::moe_combine:
-        return "moe-combine";
-    case CollectiveKind::tp_collective:
-        return "tp";
-    case CollectiveKind::cp_exchange:
-        return "cp";
-    case CollectiveKind::pp_send_recv:
-        return "pp";
-    case CollectiveKind::dp_sync:
-        return "dp-sync";
-    case CollectiveKind::edp_sync:
-        return "expert-dp-sync";
-    }
-    return "?";
 }
 
 } // namespace moe

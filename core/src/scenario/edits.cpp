@@ -1,6 +1,7 @@
 #include "moe/edits.h"
 
 #include "moe/catalog.h"
+#include "moe/format.h"
 #include "moe/scenario_io.h"
 
 #include <algorithm>
@@ -16,15 +17,9 @@ namespace moe {
 
 namespace {
 
-template <typename T> std::string formatValue(T value) {
-    if constexpr (std::is_floating_point_v<T>) {
-        // Shortest form that reads back exactly, as the file writer does ("0.6", not "0.59999").
-        char buf[64];
-        const auto result = std::to_chars(buf, buf + sizeof buf, static_cast<double>(value));
-        return std::string(buf, result.ptr);
-    } else {
-        return std::to_string(value);
-    }
+template <typename T>
+requires std::is_arithmetic_v<T> std::string formatValue(T value) {
+    return formatNumber(value);
 }
 
 std::string formatValue(const std::string& value) {

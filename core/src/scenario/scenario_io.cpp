@@ -3,6 +3,7 @@
 #include "embedded.h"
 #include "moe/atomic_file.h"
 #include "moe/catalog.h"
+#include "moe/format.h"
 #include "moe/limits.h"
 #include "moe/routing_csv.h"
 #include "moe/text.h"
@@ -31,22 +32,6 @@
 #include <unistd.h>
 
 namespace moe {
-
-SourceLocation SourceMap::find(const std::string& field) const {
-    // Walk up "a.b[2].c" -> "a.b[2]" -> "a.b" -> "a"; entries without a line were created by
-    // --set overrides and say nothing about the file.
-    std::string key = field;
-    while (!key.empty()) {
-        const auto it = fields.find(key);
-        if (it != fields.end() && it->second.line > 0)
-            return it->second;
-        const std::size_t cut = key.find_last_of(".[");
-        if (cut == std::string::npos)
-            break;
-        key.resize(cut);
-    }
-    return {};
-}
 
 namespace {
 
@@ -152,13 +137,6 @@ std::string describe(const YAML::Node& node) {
     if (node.IsMap())
         return "a map";
     return shortQuote(node.Scalar());
-}
-
-template <typename Number> std::string formatNumber(Number value) {
-    // Shortest text that parses back to the same value, so saving never perturbs a number.
-    char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
 }
 
 std::string readWholeFile(const std::string& path, std::string& text) {

@@ -1,9 +1,9 @@
 #include "moe/validate.h"
 
+#include "moe/format.h"
 #include "moe/limits.h"
 
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -26,17 +26,6 @@ using limits::kMaxGpus;
 // divides at most ~1e20 bytes or FLOP, the largest multiplies at most ~1e20.
 constexpr double kMinPositiveFigure = 1e-6;
 constexpr double kMaxFigure = 1e15;
-
-template <typename T> std::string num(T value) {
-    if constexpr (std::is_floating_point_v<T>) {
-        // Shortest round-trip form, so 0.6 prints as "0.6" and not "0.599999...".
-        char buf[64];
-        const auto result = std::to_chars(buf, buf + sizeof buf, static_cast<double>(value));
-        return std::string(buf, result.ptr);
-    } else {
-        return std::to_string(value);
-    }
-}
 
 // Saturates instead of overflowing: absurd degrees must give a clear message, not UB.
 int64_t product(std::initializer_list<int64_t> factors) {
@@ -114,12 +103,12 @@ private:
     template <typename T> bool requireFinite(const std::string& field, T value) {
         if constexpr (std::is_floating_point_v<T>) {
             if (!std::isfinite(value)) {
-                error(field, field + " = " + num(value) + " is not a finite number");
+                error(field, field + " = " + formatNumber(value) + " is not a finite number");
                 return false;
             }
             if (std::abs(value) > kMaxFigure) {
-                error(field, field + " = " + num(value) + " exceeds the supported maximum of " +
-                                 num(kMaxFigure));
+                error(field, field + " = " + formatNumber(value) +
+                                 " exceeds the supported maximum of " + formatNumber(kMaxFigure));
                 return false;
             }
         }
@@ -129,7 +118,8 @@ private:
     bool requireAtMost(const std::string& field, int64_t value, int64_t max) {
         if (value <= max)
             return true;
-        error(field, field + " = " + num(value) + " exceeds the supported maximum of " + num(max));
+        error(field, field + " = " + formatNumber(value) + " exceeds the supported maximum of " +
+                         formatNumber(max));
         return false;
     }
     /// At least `min` and at most `max`; one message for each side.
@@ -142,7 +132,8 @@ private:
             return false;
         if (value >= min)
             return true;
-        error(field, field + " = " + num(value) + " must be at least " + num(min));
+        error(field,
+              field + " = " + formatNumber(value) + " must be at least " + formatNumber(min));
         return false;
     }
     template <typename T> bool requirePositive(const std::string& field, T value) {
@@ -153,10 +144,10 @@ private:
                 return false;
             if (value >= kMinPositiveFigure)
                 return true;
-            error(field,
-                  field + " = " + num(value) +
-                      (value > 0 ? " is too small (the minimum is " + num(kMinPositiveFigure) + ")"
-                                 : " must be greater than 0"));
+            error(field, field + " = " + formatNumber(value) +
+                             (value > 0 ? " is too small (the minimum is " +
+                                              formatNumber(kMinPositiveFigure) + ")"
+                                        : " must be greater than 0"));
             return false;
         }
     }
@@ -167,8 +158,8 @@ private:
             return false;
         if (value >= lo && value <= hi)
             return true;
-        error(field,
-              field + " = " + num(value) + " must be between " + num(lo) + " and " + num(hi));
+        error(field, field + " = " + formatNumber(value) + " must be between " + formatNumber(lo) +
+                         " and " + formatNumber(hi));
         return false;
     }
     /// "<divisor_name> = d does not divide <dividend_name> = n", blamed on `field`. Both values
@@ -178,8 +169,8 @@ private:
                         const std::string& why = "") {
         if (dividend % divisor == 0)
             return;
-        error(field, divisor_name + " = " + num(divisor) + " does not divide " + dividend_name +
-                         " = " + num(dividend) + why);
+        error(field, divisor_name + " = " + formatNumber(divisor) + " does not divide " +
+                         dividend_name + " = " + formatNumber(dividend) + why);
     }
 
     void checkCluster() {
@@ -232,8 +223,9 @@ private:
             const int64_t gpus = product({c.nodes, c.gpus_per_node});
             if (gpus > kMaxGpus)
                 error("cluster.nodes",
-                      "cluster: " + num(c.nodes) + " nodes x " + num(c.gpus_per_node) + " GPUs = " +
-                          num(gpus) + " GPUs exceeds the supported maximum of " + num(kMaxGpus));
+                      "cluster: " + formatNumber(c.nodes) + " nodes x " +
+                          formatNumber(c.gpus_per_node) + " GPUs = " + formatNumber(gpus) +
+                          " GPUs exceeds the supported maximum of " + formatNumber(kMaxGpus));
             else
                 gpus_ = gpus;
         }
@@ -241,24 +233,26 @@ private:
             const int64_t nics = product({c.nodes, c.nics_per_node});
             if (nics > limits::kMaxNics)
                 error("cluster.scale_out.nics_per_node",
-                      "cluster: " + num(c.nodes) + " nodes x " + num(c.nics_per_node) +
-                          " NICs = " + num(nics) + " NICs exceeds the supported maximum of " +
-                          num(limits::kMaxNics));
+                      "cluster: " + formatNumber(c.nodes) + " nodes x " +
+                          formatNumber(c.nics_per_node) + " NICs = " + formatNumber(nics) +
+                          " NICs exceeds the supported maximum of " +
+                          formatNumber(limits::kMaxNics));
         }
         if (c.scale_up_domain == ScaleUpDomain::rack && nodes_ok_ && npr_ok &&
             c.nodes % c.nodes_per_rack != 0)
-            error("cluster.nodes",
-                  "cluster.nodes = " + num(c.nodes) +
-                      " is not divisible by cluster.nodes_per_rack = " + num(c.nodes_per_rack) +
-                      " (cluster.scale_up.domain = rack needs whole racks)");
+            error("cluster.nodes", "cluster.nodes = " + formatNumber(c.nodes) +
+                                       " is not divisible by cluster.nodes_per_rack = " +
+                                       formatNumber(c.nodes_per_rack) +
+                                       " (cluster.scale_up.domain = rack needs whole racks)");
         requireAtLeast("cluster.rack_power_limit_kw", c.rack_power_limit_kw, 0.0);
         if (nodes_ok_ && npr_ok)
             checkRackNodes(c);
         if (gpn_ok && nics_ok && c.gpus_per_node % c.nics_per_node != 0)
-            warning("cluster.scale_out.nics_per_node",
-                    "cluster.scale_out.nics_per_node = " + num(c.nics_per_node) +
-                        " does not divide cluster.gpus_per_node = " + num(c.gpus_per_node) +
-                        ", so some NICs serve more GPUs than others");
+            warning(
+                "cluster.scale_out.nics_per_node",
+                "cluster.scale_out.nics_per_node = " + formatNumber(c.nics_per_node) +
+                    " does not divide cluster.gpus_per_node = " + formatNumber(c.gpus_per_node) +
+                    ", so some NICs serve more GPUs than others");
     }
 
     /// cluster.rack_nodes: each listed rack holds 1..nodes_per_rack nodes, together no more than
@@ -266,24 +260,25 @@ private:
     void checkRackNodes(const ClusterSpec& c) {
         int64_t placed = 0;
         for (std::size_t r = 0; r < c.rack_nodes.size(); ++r) {
-            const std::string field = "cluster.rack_nodes[" + num(r) + "]";
+            const std::string field = "cluster.rack_nodes[" + formatNumber(r) + "]";
             const int n = c.rack_nodes[r];
             placed += n;
             if (n < 1)
-                error(field, field + " = " + num(n) + ": a rack holds at least one node");
+                error(field, field + " = " + formatNumber(n) + ": a rack holds at least one node");
             else if (n > c.nodes_per_rack)
-                error(field, field + " = " + num(n) + " is more than a rack holds " +
-                                 "(cluster.nodes_per_rack = " + num(c.nodes_per_rack) + ")");
+                error(field, field + " = " + formatNumber(n) + " is more than a rack holds " +
+                                 "(cluster.nodes_per_rack = " + formatNumber(c.nodes_per_rack) +
+                                 ")");
             else if (c.scale_up_domain == ScaleUpDomain::rack && n != c.nodes_per_rack)
-                error(field, field + " = " + num(n) +
+                error(field, field + " = " + formatNumber(n) +
                                  ": with cluster.scale_up.domain = rack a rack is one NVLink "
                                  "domain, so every rack holds cluster.nodes_per_rack = " +
-                                 num(c.nodes_per_rack) + " nodes");
+                                 formatNumber(c.nodes_per_rack) + " nodes");
         }
         if (placed > c.nodes)
             error("cluster.rack_nodes",
-                  "cluster.rack_nodes places " + num(placed) +
-                      " nodes but the cluster has cluster.nodes = " + num(c.nodes));
+                  "cluster.rack_nodes places " + formatNumber(placed) +
+                      " nodes but the cluster has cluster.nodes = " + formatNumber(c.nodes));
     }
 
     void checkModel() {
@@ -315,23 +310,23 @@ private:
             requireSize("model.mla.v_head_dim", m.mla.v_head_dim, 1, limits::kMaxHeadDim);
         }
         if (m.head_dim == 0 && hidden_ok && heads_ok && m.hidden % m.heads != 0)
-            error("model.heads", "model.hidden = " + num(m.hidden) +
-                                     " is not divisible by model.heads = " + num(m.heads) +
+            error("model.heads", "model.hidden = " + formatNumber(m.hidden) +
+                                     " is not divisible by model.heads = " + formatNumber(m.heads) +
                                      "; set model.head_dim to give the head size");
 
         if (requireSize("model.experts", m.experts, 0, limits::kMaxExperts)) {
             moe_ = m.experts > 0;
             dense_ = !moe_;
         }
-        const std::string experts_note = " (model.experts = " + num(m.experts) + ")";
+        const std::string experts_note = " (model.experts = " + formatNumber(m.experts) + ")";
         needs_ffn_ = dense_ || (moe_ && m.dense_layers > 0);
         if (dense_) {
             if (m.top_k != 0)
-                error("model.top_k", "model.top_k = " + num(m.top_k) +
+                error("model.top_k", "model.top_k = " + formatNumber(m.top_k) +
                                          " must be 0 for a dense model" + experts_note);
             requireSize("model.expert_ffn_hidden", m.expert_ffn_hidden, 0, limits::kMaxFfnHidden);
             if (m.ffn_hidden <= 0)
-                error("model.ffn_hidden", "model.ffn_hidden = " + num(m.ffn_hidden) +
+                error("model.ffn_hidden", "model.ffn_hidden = " + formatNumber(m.ffn_hidden) +
                                               " must be greater than 0 for a dense model" +
                                               experts_note);
             else
@@ -343,34 +338,36 @@ private:
             return;
         }
         if (m.top_k < 1)
-            error("model.top_k", "model.top_k = " + num(m.top_k) +
+            error("model.top_k", "model.top_k = " + formatNumber(m.top_k) +
                                      " must be at least 1 for a MoE model" + experts_note);
         else if (m.top_k > m.experts)
-            error("model.top_k",
-                  "model.top_k = " + num(m.top_k) + " exceeds model.experts = " + num(m.experts));
+            error("model.top_k", "model.top_k = " + formatNumber(m.top_k) +
+                                     " exceeds model.experts = " + formatNumber(m.experts));
         else
             requireAtMost("model.top_k", m.top_k, limits::kMaxTopK);
         if (layers_ok_ && dense_layers_ok_ && m.dense_layers < m.layers)
             if (product({m.experts, m.moeLayers()}) > limits::kMaxExpertLayerCells)
                 error("model.experts",
-                      "model: " + num(m.experts) + " experts x " + num(m.moeLayers()) +
-                          " MoE layers = " + num(product({m.experts, m.moeLayers()})) +
-                          " exceeds the supported maximum of " + num(limits::kMaxExpertLayerCells) +
-                          " (expert, layer) pairs");
+                      "model: " + formatNumber(m.experts) + " experts x " +
+                          formatNumber(m.moeLayers()) +
+                          " MoE layers = " + formatNumber(product({m.experts, m.moeLayers()})) +
+                          " exceeds the supported maximum of " +
+                          formatNumber(limits::kMaxExpertLayerCells) + " (expert, layer) pairs");
         if (m.expert_ffn_hidden > limits::kMaxFfnHidden)
             requireAtMost("model.expert_ffn_hidden", m.expert_ffn_hidden, limits::kMaxFfnHidden);
         else if (m.expert_ffn_hidden <= 0)
             error("model.expert_ffn_hidden",
-                  "model.expert_ffn_hidden = " + num(m.expert_ffn_hidden) +
+                  "model.expert_ffn_hidden = " + formatNumber(m.expert_ffn_hidden) +
                       " must be greater than 0 for a MoE model" + experts_note);
         if (layers_ok_ && dense_layers_ok_ && m.dense_layers >= m.layers)
-            error("model.dense_layers", "model.dense_layers = " + num(m.dense_layers) +
-                                            " must be less than model.layers = " + num(m.layers) +
-                                            " so that the MoE model has MoE layers");
+            error("model.dense_layers",
+                  "model.dense_layers = " + formatNumber(m.dense_layers) +
+                      " must be less than model.layers = " + formatNumber(m.layers) +
+                      " so that the MoE model has MoE layers");
         if (needs_ffn_ && m.ffn_hidden <= 0)
-            error("model.ffn_hidden", "model.ffn_hidden = " + num(m.ffn_hidden) +
+            error("model.ffn_hidden", "model.ffn_hidden = " + formatNumber(m.ffn_hidden) +
                                           " must be greater than 0 because model.dense_layers = " +
-                                          num(m.dense_layers) +
+                                          formatNumber(m.dense_layers) +
                                           " (those layers use the dense FFN)");
         else if (needs_ffn_)
             requireAtMost("model.ffn_hidden", m.ffn_hidden, limits::kMaxFfnHidden);
@@ -409,30 +406,31 @@ private:
         if (requireSize("layout.max_nodes_per_token", l.max_nodes_per_token, 0, kMaxGpus) &&
             nodes_ok_ && l.max_nodes_per_token > s_.cluster.nodes)
             error("layout.max_nodes_per_token",
-                  "layout.max_nodes_per_token = " + num(l.max_nodes_per_token) +
-                      " exceeds cluster.nodes = " + num(s_.cluster.nodes));
+                  "layout.max_nodes_per_token = " + formatNumber(l.max_nodes_per_token) +
+                      " exceeds cluster.nodes = " + formatNumber(s_.cluster.nodes));
 
         if (tp_ok && cp_ok && pp_ok && dp_ok && gpus_ > 0) {
             const int64_t ranks = product({l.tp, l.cp, l.pp, l.dp});
             if (ranks != gpus_)
                 error("layout.dp", "layout: tp*cp*pp*dp = " + joined({l.tp, l.cp, l.pp, l.dp}) +
-                                       " = " + num(ranks) + " does not equal the cluster's " +
-                                       num(gpus_) + " GPUs (" + num(s_.cluster.nodes) +
-                                       " nodes x " + num(s_.cluster.gpus_per_node) + " GPUs)");
+                                       " = " + formatNumber(ranks) +
+                                       " does not equal the cluster's " + formatNumber(gpus_) +
+                                       " GPUs (" + formatNumber(s_.cluster.nodes) + " nodes x " +
+                                       formatNumber(s_.cluster.gpus_per_node) + " GPUs)");
         }
 
         const std::string dense_note = " must be 1 for a dense model (model.experts = 0)";
         if (dense_ && ep_ok_ && l.ep != 1)
-            error("layout.ep", "layout.ep = " + num(l.ep) + dense_note);
+            error("layout.ep", "layout.ep = " + formatNumber(l.ep) + dense_note);
         if (dense_ && etp_ok && l.etp != 1)
-            error("layout.etp", "layout.etp = " + num(l.etp) + dense_note);
+            error("layout.etp", "layout.etp = " + formatNumber(l.etp) + dense_note);
         if (moe_ && ep_ok_ && etp_ok && tp_ok && cp_ok && dp_ok) {
             const int64_t expert_ranks = product({l.ep, l.etp});
             const int64_t dense_ranks = product({l.tp, l.cp, l.dp});
             if (dense_ranks % expert_ranks != 0)
                 error("layout.ep", "layout.ep*etp = " + joined({l.ep, l.etp}) + " = " +
-                                       num(expert_ranks) +
-                                       " does not divide tp*cp*dp = " + num(dense_ranks) +
+                                       formatNumber(expert_ranks) +
+                                       " does not divide tp*cp*dp = " + formatNumber(dense_ranks) +
                                        " (the expert grid folds over the same GPUs)");
         }
         if (moe_ && ep_ok_)
@@ -444,9 +442,9 @@ private:
         if (tp_ok)
             checkTensorParallel(l.tp);
         if (cp_ok && l.cp > 1 && m.seq_len >= 1 && m.seq_len % (2 * int64_t{l.cp}) != 0)
-            error("layout.cp", "model.seq_len = " + num(m.seq_len) +
+            error("layout.cp", "model.seq_len = " + formatNumber(m.seq_len) +
                                    " is not divisible by 2*layout.cp = " + joined({2, l.cp}) +
-                                   " = " + num(2 * int64_t{l.cp}) +
+                                   " = " + formatNumber(2 * int64_t{l.cp}) +
                                    " (context parallelism splits each sequence into 2*cp "
                                    "chunks)");
 
@@ -454,15 +452,15 @@ private:
             const int64_t per_step = product({l.dp, t.micro_batch});
             if (t.global_batch % per_step != 0)
                 error("training.global_batch",
-                      "training.global_batch = " + num(t.global_batch) +
-                          " is not divisible by layout.dp * training.micro_batch = " + num(l.dp) +
-                          " * " + num(t.micro_batch));
+                      "training.global_batch = " + formatNumber(t.global_batch) +
+                          " is not divisible by layout.dp * training.micro_batch = " +
+                          formatNumber(l.dp) + " * " + formatNumber(t.micro_batch));
             else if (t.global_batch / per_step > limits::kMaxMicroBatchesPerStep)
                 error("training.global_batch",
                       "training.global_batch / (layout.dp * training.micro_batch) = " +
-                          num(t.global_batch / per_step) +
+                          formatNumber(t.global_batch / per_step) +
                           " micro-batches per step exceeds the supported maximum of " +
-                          num(limits::kMaxMicroBatchesPerStep));
+                          formatNumber(limits::kMaxMicroBatchesPerStep));
             else
                 micro_batches_ = t.global_batch / per_step;
         }
@@ -495,8 +493,8 @@ private:
             requireDivides("layout.tp", "layout.tp", tp, "model.heads", m.heads);
         if (m.attention == AttentionKind::gqa && m.kv_heads >= 1 && m.kv_heads % tp != 0 &&
             tp % m.kv_heads != 0)
-            error("layout.tp", "layout.tp = " + num(tp) +
-                                   " and model.kv_heads = " + num(m.kv_heads) +
+            error("layout.tp", "layout.tp = " + formatNumber(tp) +
+                                   " and model.kv_heads = " + formatNumber(m.kv_heads) +
                                    " do not divide one another (TP must either split the KV "
                                    "heads or replicate them evenly)");
         if (needs_ffn_ && m.ffn_hidden > 0)
@@ -519,40 +517,41 @@ private:
         if (layers_ok_ && stages > layers) {
             stages_fit = false;
             error(l.vpp > 1 && l.pp <= layers ? "layout.vpp" : "layout.pp",
-                  "layout.pp*vpp = " + num(stages) + " exceeds model.layers = " + num(layers));
+                  "layout.pp*vpp = " + formatNumber(stages) +
+                      " exceeds model.layers = " + formatNumber(layers));
         }
         if (l.vpp > 1 && !interleaved)
-            error("layout.vpp", "layout.vpp = " + num(l.vpp) +
+            error("layout.vpp", "layout.vpp = " + formatNumber(l.vpp) +
                                     " needs layout.schedule = interleaved (it is " +
                                     toString(l.schedule) + ")");
         const std::string micro_batches =
             "training.global_batch / (layout.dp * training.micro_batch) = " +
-            num(s_.training.global_batch) + " / (" + num(l.dp) + " * " +
-            num(s_.training.micro_batch) + ") = " + num(micro_batches_);
+            formatNumber(s_.training.global_batch) + " / (" + formatNumber(l.dp) + " * " +
+            formatNumber(s_.training.micro_batch) + ") = " + formatNumber(micro_batches_);
         if (interleaved) {
             if (stages_fit && layers % stages != 0)
-                error("layout.vpp", "model.layers = " + num(layers) +
+                error("layout.vpp", "model.layers = " + formatNumber(layers) +
                                         " is not divisible by layout.pp*vpp = " +
-                                        joined({l.pp, l.vpp}) + " = " + num(stages) +
+                                        joined({l.pp, l.vpp}) + " = " + formatNumber(stages) +
                                         " (the interleaved schedule gives each virtual stage "
                                         "the same number of layers)");
             if (micro_batches_ > 0 && micro_batches_ % l.pp != 0)
                 error("training.global_batch",
                       "layout.schedule = interleaved needs a number of micro-batches that is a "
                       "multiple of layout.pp = " +
-                          num(l.pp) + ", but " + micro_batches);
+                          formatNumber(l.pp) + ", but " + micro_batches);
             if (l.vpp == 1)
                 warning("layout.vpp", "layout.schedule = interleaved with layout.vpp = 1 runs "
                                       "like 1f1b; set layout.vpp > 1 to interleave");
         }
         if (l.schedule == PipelineSchedule::dualpipe) {
             if (l.pp % 2 != 0)
-                error("layout.pp",
-                      "layout.pp = " + num(l.pp) + " must be even for layout.schedule = dualpipe");
+                error("layout.pp", "layout.pp = " + formatNumber(l.pp) +
+                                       " must be even for layout.schedule = dualpipe");
             else if (micro_batches_ > 0 && micro_batches_ < 2 * int64_t{l.pp})
                 error("training.global_batch",
                       "layout.schedule = dualpipe needs at least 2*layout.pp = " +
-                          num(2 * int64_t{l.pp}) + " micro-batches, but " + micro_batches);
+                          formatNumber(2 * int64_t{l.pp}) + " micro-batches, but " + micro_batches);
             else if (micro_batches_ > 0 && micro_batches_ % 2 != 0)
                 // DualPipe feeds half of the micro-batches from each end of the pipeline.
                 error("training.global_batch",
@@ -579,29 +578,31 @@ private:
         std::map<std::pair<int, int>, size_t> placed;
         for (size_t i = 0; i < l.expert_placement.size(); ++i) {
             const ExpertPlacement& p = l.expert_placement[i];
-            const std::string path = "layout.expert_placement[" + num(i) + "]";
+            const std::string path = "layout.expert_placement[" + formatNumber(i) + "]";
             bool in_range = true;
             if (p.expert < 0 || p.expert >= m.experts) {
                 in_range = false;
-                error(path + ".expert", path + ".expert = " + num(p.expert) +
-                                            " is out of range 0.." + num(m.experts - 1) +
-                                            " (model.experts = " + num(m.experts) + ")");
+                error(path + ".expert", path + ".expert = " + formatNumber(p.expert) +
+                                            " is out of range 0.." + formatNumber(m.experts - 1) +
+                                            " (model.experts = " + formatNumber(m.experts) + ")");
             }
             if (p.layer != -1 && layers_known && (p.layer < 0 || p.layer >= m.moeLayers())) {
                 in_range = false;
-                error(path + ".layer", path + ".layer = " + num(p.layer) + " is out of range 0.." +
-                                           num(m.moeLayers() - 1) + " (the model has " +
-                                           num(m.moeLayers()) + " MoE layers)");
+                error(path + ".layer", path + ".layer = " + formatNumber(p.layer) +
+                                           " is out of range 0.." +
+                                           formatNumber(m.moeLayers() - 1) + " (the model has " +
+                                           formatNumber(m.moeLayers()) + " MoE layers)");
             }
             checkEpRanks(path, p.ep_ranks);
             if (!in_range)
                 continue;
             const auto [it, fresh] = placed.try_emplace({p.expert, p.layer}, i);
             if (!fresh)
-                error(path, path + " places expert " + num(p.expert) + " again " +
+                error(path, path + " places expert " + formatNumber(p.expert) + " again " +
                                 (p.layer < 0 ? std::string("for every MoE layer")
-                                             : "for MoE layer " + num(p.layer)) +
-                                ", after layout.expert_placement[" + num(it->second) + "]");
+                                             : "for MoE layer " + formatNumber(p.layer)) +
+                                ", after layout.expert_placement[" + formatNumber(it->second) +
+                                "]");
         }
     }
 
@@ -615,10 +616,10 @@ private:
         std::set<int> seen;
         for (int r : ranks) {
             if (ep_ok_ && (r < 0 || r >= ep))
-                error(field, field + " contains " + num(r) + ", out of range 0.." + num(ep - 1) +
-                                 " (layout.ep = " + num(ep) + ")");
+                error(field, field + " contains " + formatNumber(r) + ", out of range 0.." +
+                                 formatNumber(ep - 1) + " (layout.ep = " + formatNumber(ep) + ")");
             else if (!seen.insert(r).second)
-                error(field, field + " lists EP rank " + num(r) + " more than once");
+                error(field, field + " lists EP rank " + formatNumber(r) + " more than once");
         }
     }
 
@@ -640,23 +641,23 @@ private:
         const size_t rows = r.histogram.size();
         if (layers_ok_ && dense_layers_ok_ && m.moeLayers() > 0 && rows != 1 &&
             rows != static_cast<size_t>(m.moeLayers()))
-            error(field, name + " has " + num(rows) +
+            error(field, name + " has " + formatNumber(rows) +
                              " rows; it needs 1 (for every layer) or one per MoE layer (" +
-                             num(m.moeLayers()) + ")");
+                             formatNumber(m.moeLayers()) + ")");
         for (size_t i = 0; i < rows; ++i) {
             const std::vector<double>& row = r.histogram[i];
-            const std::string where = name + " row " + num(i + 1);
+            const std::string where = name + " row " + formatNumber(i + 1);
             if (row.size() != static_cast<size_t>(m.experts)) {
-                error(field, where + " has " + num(row.size()) +
+                error(field, where + " has " + formatNumber(row.size()) +
                                  " weights; it needs one per expert (model.experts = " +
-                                 num(m.experts) + ")");
+                                 formatNumber(m.experts) + ")");
                 continue;
             }
             double sum = 0;
             bool bad = false;
             for (double w : row) {
                 if (!std::isfinite(w) || w < 0) {
-                    error(field, where + " has the weight " + num(w) +
+                    error(field, where + " has the weight " + formatNumber(w) +
                                      "; weights must be finite and not negative");
                     bad = true;
                     break;

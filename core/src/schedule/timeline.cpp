@@ -40,6 +40,7 @@
 // parameter gather, where the all-gather hides under the next step's forward.
 
 #include "moe/timeline.h"
+#include "moe/format.h"
 
 #include "moe/json_writer.h"
 #include "moe/model_costs.h"

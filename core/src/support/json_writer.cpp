@@ -1,17 +1,12 @@
 #include "moe/json_writer.h"
 
+#include "moe/format.h"
 #include "moe/text.h"
 
 #include <charconv>
 #include <cmath>
 
 namespace moe {
-
-std::string formatNumber(double number) {
-    char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
-    return std::string(buffer, result.ptr);
-}
 
 std::string JsonWriter::escape(std::string_view text) {
     return escapeJson(text);

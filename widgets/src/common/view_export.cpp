@@ -3,7 +3,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
-#include <QLocale>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -13,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moe/format.h"
 #include "moe/text.h"
 
 namespace moe::widgets::detail {
@@ -200,69 +200,24 @@ ViewTheme ViewTheme::fromPalette(const QPalette& palette) {
     return viewTheme(isDark(palette));
 }
 
-namespace {
-/// Three significant digits without exponent notation.
-QString threeDigits(double v) {
-    const double a = std::fabs(v);
-    const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
-    return QString::number(v, 'f', decimals);
-}
-} // namespace
-
 QString formatBytes(double bytes) {
-    if (!std::isfinite(bytes))
-        return QStringLiteral("–");
-    const double a = std::fabs(bytes);
-    if (a >= 1e12)
-        return threeDigits(bytes / 1e12) + QStringLiteral(" TB");
-    if (a >= 1e9)
-        return threeDigits(bytes / 1e9) + QStringLiteral(" GB");
-    if (a >= 1e6)
-        return threeDigits(bytes / 1e6) + QStringLiteral(" MB");
-    if (a >= 1e3)
-        return threeDigits(bytes / 1e3) + QStringLiteral(" kB");
-    return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
+    return QString::fromStdString(moe::formatBytes(bytes));
 }
 
 QString formatCount(double value) {
-    static const QLocale english(QLocale::English);
-    if (!std::isfinite(value))
-        return QStringLiteral("–");
-    if (std::abs(value - std::round(value)) < 1e-9 || std::abs(value) >= 1000)
-        return english.toString(static_cast<qlonglong>(std::llround(value)));
-    return english.toString(value, 'f', 1);
+    return QString::fromStdString(moe::formatCount(value));
 }
 
 QString formatCompact(double value) {
-    if (!std::isfinite(value))
-        return QStringLiteral("–");
-    if (std::abs(value) >= 1e6)
-        return QStringLiteral("%1M").arg(value / 1e6, 0, 'f', 2);
-    if (std::abs(value) >= 1e3)
-        return QStringLiteral("%1K").arg(value / 1e3, 0, 'f', 1);
-    return QString::number(value, 'f', 0);
+    return QString::fromStdString(moe::formatCompact(value));
 }
 
 QString formatPercent(double fraction) {
-    if (!std::isfinite(fraction))
-        return QStringLiteral("–");
-    const double p = fraction * 100;
-    return QString::number(p, 'f', std::abs(p) < 10 ? 1 : 0) + "%";
+    return QString::fromStdString(moe::formatPercent(fraction));
 }
 
 QString formatSeconds(double seconds) {
-    if (!std::isfinite(seconds))
-        return QStringLiteral("–");
-    const double a = std::fabs(seconds);
-    if (a == 0)
-        return QStringLiteral("0 s");
-    if (a >= 1)
-        return threeDigits(seconds) + QStringLiteral(" s");
-    if (a >= 1e-3)
-        return threeDigits(seconds * 1e3) + QStringLiteral(" ms");
-    if (a >= 1e-6)
-        return threeDigits(seconds * 1e6) + QStringLiteral(" µs");
-    return threeDigits(seconds * 1e9) + QStringLiteral(" ns");
+    return QString::fromStdString(moe::formatSeconds(seconds));
 }
 
 QString formatGpuList(const std::vector<int>& gpus, int max_items) {
