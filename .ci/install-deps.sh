@@ -7,9 +7,10 @@ packages=(
     build-essential cmake ninja-build pkg-config clang-format
     qt6-base-dev qt6-svg-dev libqcustomplot-dev
     libimgui-dev libglfw3-dev libgl-dev libstb-dev libyaml-cpp-dev
-    nlohmann-json3-dev libpugixml-dev
+    nlohmann-json3-dev libpugixml-dev libcli11-dev
     xvfb xauth libgl1-mesa-dri
     poppler-utils
+    python3 python3-jsonschema python3-pandas
     clang libclang-rt-14-dev
 )
 

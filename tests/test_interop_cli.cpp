@@ -194,6 +194,57 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(readAll(drawio).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mxfile"));
     }
+
+    void megatronTokensPerExpertToRoutingCsv() {
+        // The 8 rank logs of tests/data/megatron_tpe summed (test_megatron_tpe derives the
+        // rows by hand), written atomically, then used as the scenario's routing histogram.
+        QTemporaryDir dir;
+        const QString cluster = data("megatron_tpe/pp2-dp4-ep2.yaml");
+        const QString csv = dir.filePath("routing.csv");
+        Run r = moePlan(
+            {"import", "megatron-tpe", data("megatron_tpe"), "--cluster", cluster, "-o", csv});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readAll(csv), QByteArray("expert_0,expert_1,expert_2,expert_3\n"
+                                          "26200,16368,13100,9868\n"
+                                          "6544,13088,19656,26248\n"
+                                          "16368,16376,16380,16412\n"
+                                          "36028,9820,9816,9872\n"));
+        QVERIFY2(r.out.contains("Summed 32 lines: iterations 10, 20, 64 micro-batch entries"),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains("Routing CSV written to " + csv));
+        const Run eval = moePlan({"evaluate", cluster, "--set", "routing.model=histogram", "--set",
+                                  "routing.histogram_csv=" + csv});
+        QVERIFY2(eval.code == 0, qPrintable(eval.err));
+
+        // To stdout with --iter; the summary goes to stderr.
+        r = moePlan({"import", "megatron-tpe", data("megatron_tpe/tokens_per_expert/rank0.jsonl"),
+                     data("megatron_tpe/tokens_per_expert/rank1.jsonl"), "--cluster", cluster,
+                     "--set", "layout.pp=1", "--set", "layout.dp=8", "--set", "layout.ep=2",
+                     "--set", "model.dense_layers=5", "--iter", "10"});
+        // PP1: ranks 0 and 1 are EP ranks 0 and 1 of replica 0 of 4; their local layer 2 is
+        // layer 2, dense under --set model.dense_layers=5: the --set reached the layout.
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("rank0.jsonl:1:34: error: layer 2 of pipeline stage 0 is layer 2, "
+                                "dense in the scenario (model.dense_layers = 5)"),
+                 qPrintable(r.err));
+
+        // Usage errors and bad input leave an existing file as it was.
+        const QByteArray before = "keep\n";
+        QVERIFY(writeAll(csv, before));
+        r = moePlan({"import", "megatron-tpe", data("megatron_tpe"), "-o", csv});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("pass --cluster SCENARIO.yaml"));
+        r = moePlan({"import", "megatron", data("megatron/DeepSeek-V3.yaml"), "--iter", "3"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("unknown option '--iter'"));
+        r = moePlan(
+            {"import", "megatron-tpe", data("megatron_tpe"), "--cluster", cluster, "--iter", "x"});
+        QCOMPARE(r.code, 2);
+        r = moePlan({"import", "megatron-tpe", data("megatron_tpe"), "--cluster", cluster, "--set",
+                     "layout.order=tp-cp-ep-pp-dp", "-o", csv});
+        QCOMPARE(r.code, 1);
+        QCOMPARE(readAll(csv), before);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInteropCli)

@@ -92,6 +92,37 @@ private slots:
         QVERIFY(large.diagnostics.front().message.find("larger than the supported maximum of 16 "
                                                        "MB") != std::string::npos);
     }
+    // Logs (Megatron's tokens-per-expert JSON Lines) stream line by line: a file larger than
+    // the whole-file bound reads, a FIFO and /dev/zero are refused, one endless line is refused.
+    void logLinesStreamWithABoundPerLine() {
+        QTemporaryDir dir;
+        std::string text = "a\r\nbb\n\n";
+        const std::string line(1024 * 1024, 'x');
+        for (int i = 0; i < 17; ++i)
+            text += line + "\n";
+        text += "last"; // no final newline
+        const std::string path = write(dir, "log.jsonl", text);
+        std::vector<std::pair<int, std::string>> short_lines;
+        int long_lines = 0;
+        const std::string problem = readFileLines(path, [&](int n, std::string_view l) {
+            if (l.size() == line.size())
+                ++long_lines;
+            else
+                short_lines.emplace_back(n, std::string(l));
+        });
+        QCOMPARE(problem, std::string());
+        QCOMPARE(long_lines, 17);
+        QCOMPARE(short_lines, (std::vector<std::pair<int, std::string>>{
+                                  {1, "a\r"}, {2, "bb"}, {3, ""}, {21, "last"}}));
+        const auto ignore = [](int, std::string_view) {};
+        QCOMPARE(readFileLines("/dev/zero", ignore), std::string("not a regular file"));
+        const std::string fifo = dir.filePath("fifo").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QCOMPARE(readFileLines(fifo, ignore), std::string("not a regular file"));
+        const std::string endless = write(dir, "endless.jsonl", std::string(17 * 1024 * 1024, 'x'));
+        QCOMPARE(readFileLines(endless, ignore),
+                 std::string("line 1 is larger than the supported maximum of 16 MB"));
+    }
     void fortyThousandUnknownKeysListTwentyThenACount() {
         std::string yaml = defaultScenarioYaml();
         std::string junk;

@@ -84,6 +84,46 @@ const std::vector<std::string> kTextbookOverrides = {"routing.balance=1.0",
                                                      "training.micro_batch=1"};
 const std::vector<std::string> kTextbookPins = {"layout.pp=1", "training.micro_batch=1"};
 
+/// Every figure, count, example and line two results show (not their timings).
+void compareResults(const SearchResult& a, const SearchResult& b) {
+    QCOMPARE(a.candidates, b.candidates);
+    QCOMPARE(a.evaluated, b.evaluated);
+    for (int i = 0; i < kRejectReasonCount; ++i) {
+        QCOMPARE(a.rejected[static_cast<size_t>(i)].count,
+                 b.rejected[static_cast<size_t>(i)].count);
+        QCOMPARE(a.rejected[static_cast<size_t>(i)].example,
+                 b.rejected[static_cast<size_t>(i)].example);
+    }
+    auto same = [](const std::vector<SearchCandidate>& x, const std::vector<SearchCandidate>& y) {
+        if (x.size() != y.size())
+            return false;
+        for (size_t i = 0; i < x.size(); ++i)
+            if (!(x[i].scenario == y[i].scenario) || x[i].rank != y[i].rank ||
+                x[i].figures.step_time_s != y[i].figures.step_time_s ||
+                x[i].figures.margin_bytes != y[i].figures.margin_bytes)
+                return false;
+        return true;
+    };
+    QVERIFY(same(a.ranked, b.ranked));
+    QVERIFY(same(a.pareto, b.pareto));
+    QCOMPARE(a.pareto_total, b.pareto_total);
+    QCOMPARE(a.input.has_value(), b.input.has_value());
+    if (a.input)
+        QCOMPARE(a.input->rank, b.input->rank);
+    QCOMPARE(a.explanation, b.explanation);
+}
+
+/// The search split into `count` parts and merged.
+SearchResult sharded(const Scenario& s, const SearchOptions& o, int count,
+                     std::vector<SearchPart>* parts_out = nullptr) {
+    std::vector<SearchPart> parts;
+    for (int i = 0; i < count; ++i)
+        parts.push_back(searchPart(s, o, Shard{i, count}));
+    if (parts_out)
+        *parts_out = parts;
+    return mergeSearchParts(s, o, parts);
+}
+
 } // namespace
 
 class TestSearch : public QObject {
@@ -399,6 +439,99 @@ private slots:
         }
         QCOMPARE(one.explanation, two.explanation);
         QVERIFY(one.evaluated_per_s > 0 && one.candidates_per_s >= one.evaluated_per_s);
+    }
+
+    /// Issue 19: any split of the structures over shards merges into exactly the unsharded
+    /// result: here when narrower layouts fit everywhere (80 GB), when no TP x CP inside a node
+    /// fits so every shard searches its wide structures too (16 GB), and when some shards find a
+    /// narrower layout and others do not (18 GB over 8 shards), where the merge must drop the
+    /// wide layouts the unlucky shards searched.
+    void shardsMergeIntoTheUnshardedResult_data() {
+        QTest::addColumn<double>("hbm_gb");
+        QTest::addColumn<int>("shards");
+        QTest::newRow("80 GB, 3 shards") << 80.0 << 3;
+        QTest::newRow("80 GB, 1 shard") << 80.0 << 1;
+        QTest::newRow("16 GB, 4 shards") << 16.0 << 4;
+        QTest::newRow("18 GB, 8 shards") << 18.0 << 8;
+    }
+    void shardsMergeIntoTheUnshardedResult() {
+        QFETCH(double, hbm_gb);
+        QFETCH(int, shards);
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml",
+                                  {"cluster.gpu_overrides.hbm_gb=" + std::to_string(hbm_gb)});
+        QVERIFY(s);
+        SearchOptions o;
+        o.top_n = 30;
+        const SearchResult whole = searchLayouts(*s, o);
+        QVERIFY(whole.found());
+        std::vector<SearchPart> parts;
+        const SearchResult merged = sharded(*s, o, shards, &parts);
+        QVERIFY2(merged.ok(), formatAll(merged.diagnostics).c_str());
+        compareResults(whole, merged);
+        // The shards partition the structures.
+        int64_t outcomes = 0;
+        int found_inside = 0;
+        for (const SearchPart& p : parts) {
+            QCOMPARE(p.structures, parts.front().structures);
+            found_inside += p.found_inside;
+            for (const SearchStructureOutcome& out : p.outcomes) {
+                QCOMPARE(out.structure % shards, int64_t{p.shard.index});
+                outcomes += out.counted_only || out.inside_domain || !p.found_inside ? 1 : 0;
+            }
+        }
+        QVERIFY(outcomes >= parts.front().structures);
+        if (hbm_gb == 18.0) {
+            QVERIFY2(found_inside > 0 && found_inside < shards, "exercises the mixed case");
+            QVERIFY(whole.rejectedCount(RejectReason::wide_tp) > 0);
+        }
+        if (hbm_gb == 16.0)
+            QCOMPARE(whole.rejectedCount(RejectReason::wide_tp), int64_t{0});
+    }
+
+    void mergeRefusesIncompleteOrRepeatedParts() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        SearchOptions o;
+        std::vector<SearchPart> parts = {searchPart(*s, o, Shard{0, 3}),
+                                         searchPart(*s, o, Shard{1, 3})};
+        SearchResult r = mergeSearchParts(*s, o, parts);
+        QVERIFY(!r.ok());
+        QVERIFY2(formatAll(r.diagnostics).find("the parts miss") != std::string::npos,
+                 formatAll(r.diagnostics).c_str());
+        parts.push_back(parts.front());
+        r = mergeSearchParts(*s, o, parts);
+        QVERIFY(!r.ok());
+        QVERIFY(formatAll(r.diagnostics).find("is in two parts") != std::string::npos);
+        // Parts of another search are told apart by the CLI's fingerprint (test_cli_batch).
+        QVERIFY(hasErrors(searchPart(*s, o, Shard{3, 3}).diagnostics));
+    }
+
+    /// A progress callback that says stop ends the search early with nothing ranked.
+    void progressCanStopTheSearch() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        SearchOptions o;
+        o.threads = 1;
+        int64_t calls = 0, last_total = 0;
+        o.progress = [&](int64_t done, int64_t total) {
+            ++calls;
+            last_total = total;
+            return done < 5;
+        };
+        const SearchResult r = searchLayouts(*s, o);
+        QVERIFY(r.interrupted);
+        QVERIFY(!r.found());
+        QCOMPARE(calls, int64_t{5});
+        QVERIFY(last_total > 5);
+        // Without stopping, every structure is reported once and the last call says done.
+        int64_t done_last = 0;
+        o.progress = [&](int64_t done, int64_t total) {
+            done_last = done;
+            last_total = total;
+            return true;
+        };
+        QVERIFY(!searchLayouts(*s, o).interrupted);
+        QCOMPARE(done_last, last_total);
     }
 
     void pinsRestrictTheSpace() {

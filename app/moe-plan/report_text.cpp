@@ -1,12 +1,12 @@
 #include "report_text.h"
 
+#include "json_output.h"
 #include "text_table.h"
 
 #include "moe/compare.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <sstream>
 
 namespace moe::cli {
@@ -132,7 +132,8 @@ std::string showText(const Scenario& s, const HardwareGraph& graph, const Placem
 
 std::string showJson(const Scenario& s, const HardwareGraph& graph, const Placement& placement) {
     JsonWriter json;
-    json.beginObject().field("name", s.name);
+    beginDocument(json, "show", s);
+    json.field("name", s.name);
     json.key("cluster")
         .beginObject()
         .field("gpus", s.cluster.gpuCount())
@@ -554,7 +555,8 @@ void writeStepFields(JsonWriter& json, double step_time_s, const StepBreakdown& 
 
 std::string reportJson(const Scenario& s, const Report& r) {
     JsonWriter json;
-    json.beginObject().field("scenario", s.name).field("gpus", r.gpus);
+    beginDocument(json, "evaluate", s);
+    json.field("gpus", r.gpus);
     json.field("micro_batches", r.micro_batches);
     writeStepFields(json, r.step_time_s, r.step);
     json.key("params")
@@ -707,7 +709,12 @@ std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, 
 std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
     const Comparison cmp = compareDesigns(a, ra, b, rb);
     JsonWriter json;
-    json.beginObject().field("a", a.name).field("b", b.name).key("figures").beginArray();
+    beginDocument(json, "compare");
+    json.field("a", a.name).field("b", b.name).key("layout_a");
+    writeLayoutJson(json, a);
+    json.key("layout_b");
+    writeLayoutJson(json, b);
+    json.key("figures").beginArray();
     for (const FigureDelta& d : cmp.figures) {
         json.beginObject()
             .field("name", d.figure->name)
@@ -727,39 +734,6 @@ std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, 
             .endObject();
     json.endArray().endObject();
     return json.str() + "\n";
-}
-
-std::string benchText(const std::vector<std::pair<std::string, Scenario>>& scenarios, int repeat) {
-    using Clock = std::chrono::steady_clock;
-    std::ostringstream o;
-    TextTable table({"scenario", "GPUs", "runs", "evaluate median", "min", "max"}, {Align::left});
-    for (const auto& [label, scenario] : scenarios) {
-        // Warm up once, then pick a run count that takes about half a second in total.
-        const auto t0 = Clock::now();
-        Report warm = evaluate(scenario);
-        const double first_s = std::chrono::duration<double>(Clock::now() - t0).count();
-        const int runs = repeat > 0
-                             ? repeat
-                             : std::clamp(static_cast<int>(0.5 / std::max(first_s, 1e-6)), 5, 2000);
-        std::vector<double> times;
-        times.reserve(static_cast<size_t>(runs));
-        double sink = warm.step_time_s;
-        for (int i = 0; i < runs; ++i) {
-            const auto start = Clock::now();
-            const Report r = evaluate(scenario);
-            times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-            sink += r.step_time_s;
-        }
-        std::sort(times.begin(), times.end());
-        table.addRow({label, std::to_string(scenario.cluster.gpuCount()), std::to_string(runs),
-                      formatSeconds(times[times.size() / 2]), formatSeconds(times.front()),
-                      formatSeconds(times.back())});
-        if (sink < 0)
-            o << "";
-    }
-    o << "evaluate() on one core (includes graph, placement and routing sample)\n"
-      << table.render("  ");
-    return o.str();
 }
 
 } // namespace moe::cli

@@ -28,7 +28,4 @@ std::string reportJson(const Scenario& s, const Report& report);
 std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb);
 std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb);
 
-/// Times evaluate() on each scenario (median of `repeat` runs; 0 = automatic).
-std::string benchText(const std::vector<std::pair<std::string, Scenario>>& scenarios, int repeat);
-
 } // namespace moe::cli

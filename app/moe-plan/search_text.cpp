@@ -1,5 +1,6 @@
 #include "search_text.h"
 
+#include "json_output.h"
 #include "text_table.h"
 
 #include "moe/json_writer.h"
@@ -109,23 +110,9 @@ void writeFiguresJson(JsonWriter& json, const SearchFigures& f) {
 }
 
 void writeCandidateJson(JsonWriter& json, const SearchCandidate& c) {
-    const LayoutSpec& l = c.scenario.layout;
     json.beginObject().field("rank", c.rank).field("is_input", c.is_input);
-    json.key("layout")
-        .beginObject()
-        .field("tp", l.tp)
-        .field("cp", l.cp)
-        .field("pp", l.pp)
-        .field("vpp", l.vpp)
-        .field("dp", l.dp)
-        .field("ep", l.ep)
-        .field("etp", l.etp)
-        .field("expert_dp", l.expertDp())
-        .field("order", toString(l.order))
-        .field("schedule", toString(l.schedule))
-        .field("micro_batch", c.scenario.training.micro_batch)
-        .field("recompute", toString(c.scenario.training.recompute))
-        .endObject();
+    json.key("layout");
+    writeLayoutJson(json, c.scenario);
     json.field("summary", layoutSummary(c.scenario));
     json.key("figures");
     writeFiguresJson(json, c.figures);
@@ -200,7 +187,8 @@ std::string searchText(const Scenario& s, const SearchResult& r) {
 
 std::string searchJson(const Scenario& s, const SearchResult& r) {
     JsonWriter json;
-    json.beginObject().field("scenario", s.name).field("found", r.found());
+    beginDocument(json, "search", s);
+    json.field("found", r.found());
     json.field("candidates", r.candidates)
         .field("evaluated", r.evaluated)
         .field("elapsed_s", r.elapsed_s)

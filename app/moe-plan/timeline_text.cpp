@@ -1,6 +1,9 @@
 #include "timeline_text.h"
 
+#include "json_output.h"
+#include "progress.h"
 #include "report_text.h"
+#include "scenario_input.h"
 #include "text_table.h"
 
 #include "moe/atomic_file.h"
@@ -26,15 +29,12 @@ double threadCpuSeconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-bool writeFile(const std::string& path, const std::string& text, std::ostream& err) {
-    const std::string problem = writeFileAtomically(path, text);
-    if (problem.empty())
-        return true;
-    err << "moe-plan timeline: " << problem << "\n";
-    return false;
-}
+struct TimelineBench {
+    size_t operations = 0;
+    double cpu_median_s = 0, cpu_first_s = 0, wall_median_s = 0;
+};
 
-std::string benchText(const Scenario& s, const Report& report) {
+TimelineBench benchTimeline(const Scenario& s, const Report& report) {
     using Clock = std::chrono::steady_clock;
     std::vector<double> wall, cpu;
     double first_cpu = 0;
@@ -54,18 +54,37 @@ std::string benchText(const Scenario& s, const Report& report) {
     }
     std::sort(wall.begin(), wall.end());
     std::sort(cpu.begin(), cpu.end());
-    std::ostringstream o;
+    return {operations, cpu[cpu.size() / 2], first_cpu, wall[wall.size() / 2]};
+}
+
+std::string benchText(const Scenario& s, const Report& report, const TimelineBench& b) {
     TextTable table({"scenario", "GPUs", "stages", "micro-batches", "operations", "CPU median",
                      "CPU first run", "wall median"},
                     {Align::left});
     table.addRow({s.name, std::to_string(report.gpus), std::to_string(s.layout.pp),
                   std::to_string(report.micro_batches),
-                  formatCount(static_cast<double>(operations)), formatSeconds(cpu[cpu.size() / 2]),
-                  formatSeconds(first_cpu), formatSeconds(wall[wall.size() / 2])});
-    o << "timeline: simulating one step on one core (timelineInput + simulateTimeline; 20 runs "
-         "after a first, cold one)\n"
-      << table.render("  ");
-    return o.str();
+                  formatCount(static_cast<double>(b.operations)), formatSeconds(b.cpu_median_s),
+                  formatSeconds(b.cpu_first_s), formatSeconds(b.wall_median_s)});
+    return "timeline: simulating one step on one core (timelineInput + simulateTimeline; 20 runs "
+           "after a first, cold one)\n" +
+           table.render("  ");
+}
+
+std::string benchJson(const Scenario& s, const Report& report, const TimelineBench& b) {
+    JsonWriter json;
+    beginDocument(json, "timeline", s);
+    json.key("bench")
+        .beginObject()
+        .field("gpus", report.gpus)
+        .field("stages", s.layout.pp)
+        .field("micro_batches", report.micro_batches)
+        .field("operations", static_cast<int64_t>(b.operations))
+        .field("cpu_median_s", b.cpu_median_s)
+        .field("cpu_first_s", b.cpu_first_s)
+        .field("wall_median_s", b.wall_median_s)
+        .endObject()
+        .endObject();
+    return json.str() + "\n";
 }
 
 } // namespace
@@ -215,9 +234,8 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
 std::string timelineJson(const Scenario& s, const Report& report, const Timeline& t,
                          const StepTimeDistribution& d) {
     JsonWriter json;
-    json.beginObject()
-        .field("scenario", s.name)
-        .field("schedule", toString(t.schedule))
+    beginDocument(json, "timeline", s);
+    json.field("schedule", toString(t.schedule))
         .field("stages", t.stages)
         .field("lanes", t.lanes)
         .field("micro_batches", t.micro_batches)
@@ -279,55 +297,60 @@ std::string timelineJson(const Scenario& s, const Report& report, const Timeline
     return json.str() + "\n";
 }
 
-int runTimeline(const Scenario& s, const TimelineCommand& c, std::ostream& out, std::ostream& err) {
+int runTimeline(const Scenario& s, const TimelineCommand& c, CommandIo& io) {
     const Report report = evaluate(s);
     if (c.bench) {
-        out << benchText(s, report);
-        return 0;
+        const TimelineBench b = benchTimeline(s, report);
+        io.out() << (io.json() ? benchJson(s, report, b) : benchText(s, report, b));
+        return kExitOk;
     }
     const Timeline t = simulateTimeline(s, report);
-    if (!t.ok()) {
-        err << "moe-plan timeline: " << t.error << "\n";
-        return 1;
-    }
+    if (!t.ok())
+        return io.fail(kExitBadInput, t.error);
     std::vector<int> gpus;
     if (c.gpus.empty()) {
         gpus = defaultTraceGpus(t);
     } else {
         std::string problem;
         gpus = parseGpuList(c.gpus, t.gpus, problem);
-        if (!problem.empty()) {
-            err << "moe-plan timeline: " << problem << "\n";
-            return 2;
-        }
+        if (!problem.empty())
+            return io.fail(kExitUsage, problem);
     }
-    const StepTimeDistribution d = sampleStepTimes(s, c.steps);
-    out << (c.json ? timelineJson(s, report, t, d) : timelineText(s, report, t, d));
+    StepTimeDistribution d;
+    {
+        ProgressLine progress(io.err(), "timeline", "routing samples");
+        TimelineOptions options;
+        options.progress = progress.callback();
+        d = sampleStepTimes(s, c.steps, options);
+    }
+    if (d.interrupted)
+        return io.fail(kExitInterrupted, d.error + "; nothing written");
+    // Data on standard output ('-') keeps the notes and summary off it.
+    const bool data_on_stdout = c.trace_path == "-" || c.csv_path == "-";
+    if (!data_on_stdout)
+        io.out() << (io.json() ? timelineJson(s, report, t, d) : timelineText(s, report, t, d));
     if (!d.error.empty())
-        err << "moe-plan timeline: step-time samples: " << d.error << "\n";
+        io.fail(kExitOk, "step-time samples: " + d.error);
 
-    // Keep --json output machine-readable: the notes go to stderr there.
-    std::ostream& notes = c.json ? err : out;
-    auto describe = [&](const char* what, const std::string& path, size_t bytes) {
-        notes << what << " " << path << " (" << gpus.size() << " of " << t.gpus << " GPUs, "
-              << formatBytes(static_cast<double>(bytes)) << ")";
+    auto write = [&](const char* what, const std::string& path, const std::string& text) {
+        if (const std::string problem = writeOutput(path, text, io.out()); !problem.empty()) {
+            io.fail(kExitBadInput, problem);
+            return false;
+        }
+        std::string line = std::string(what) + " " + (path == "-" ? "standard output" : path) +
+                           " (" + std::to_string(gpus.size()) + " of " + std::to_string(t.gpus) +
+                           " GPUs, " + formatBytes(static_cast<double>(text.size())) + ")";
         if (static_cast<int>(gpus.size()) < t.gpus && c.gpus.empty())
-            notes << "; the first and the hottest GPU of each row (--gpus all for every GPU)";
-        notes << "\n";
+            line += "; the first and the hottest GPU of each row (--gpus all for every GPU)";
+        // Keep --json output (and data on standard output) machine-readable.
+        io.note(line, data_on_stdout);
+        return true;
     };
-    if (!c.trace_path.empty()) {
-        const std::string json = chromeTraceJson(t, gpus);
-        if (!writeFile(c.trace_path, json, err))
-            return 1;
-        describe("Trace written to", c.trace_path, json.size());
-    }
-    if (!c.csv_path.empty()) {
-        const std::string csv = timelineCsv(t, gpus);
-        if (!writeFile(c.csv_path, csv, err))
-            return 1;
-        describe("Spans written to", c.csv_path, csv.size());
-    }
-    return 0;
+    if (!c.trace_path.empty() && !write("Trace written to", c.trace_path, chromeTraceJson(t, gpus)))
+        return kExitBadInput;
+    if (!c.csv_path.empty() && !write("Spans written to", c.csv_path, timelineCsv(t, gpus)))
+        return kExitBadInput;
+    return kExitOk;
 }
 
 } // namespace moe::cli

@@ -2,6 +2,8 @@
 // moe-plan timeline: the simulated step's summary, trace and CSV exports, and its benchmark.
 // Only formatting and file writing here; the simulation is core/timeline.h.
 
+#include "command_io.h"
+
 #include "moe/evaluate.h"
 #include "moe/scenario.h"
 #include "moe/timeline.h"
@@ -18,12 +20,11 @@ struct TimelineCommand {
     std::string gpus;       ///< --gpus: "all" or a list such as "0-7,12"; empty = automatic
     int steps = 20;         ///< --steps: routing samples for the step-time distribution
     bool bench = false;     ///< --bench: time the simulation instead of exporting
-    bool json = false;      ///< --json: the summary as JSON
 };
 
-/// Runs the command on a loaded scenario; returns the exit status.
-int runTimeline(const Scenario& scenario, const TimelineCommand& command, std::ostream& out,
-                std::ostream& err);
+/// Runs the command on a loaded scenario; returns the exit status. '-' for --trace or --csv
+/// writes that data to standard output instead of the summary.
+int runTimeline(const Scenario& scenario, const TimelineCommand& command, CommandIo& io);
 
 /// The summary: the simulated step's breakdown beside evaluate()'s closed form with the error
 /// per item, where the critical path ends, the hottest GPU's wait, the distribution.

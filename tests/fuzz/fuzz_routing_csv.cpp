@@ -1,4 +1,5 @@
-// libFuzzer target: the routing histogram CSV reader. Seed corpus: tests/data/*.csv.
+// libFuzzer target: the routing histogram CSV reader, every layout (weights, index column, long
+// table). Seed corpus: tests/data (routing_*.csv covers each layout).
 #include "moe/routing_csv.h"
 
 #include <cstdint>

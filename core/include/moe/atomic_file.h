@@ -5,6 +5,7 @@
 // whatever fails (a full disk, a read-only directory, a killed process). The Qt side does the same
 // with QSaveFile.
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,12 @@ std::string writeFileAtomically(const std::string& path, std::string_view text);
 /// (a FIFO, /dev/zero, a directory, a larger file) is refused without reading it unbounded.
 /// Returns "" on success, else the reason.
 std::string readFileBounded(const std::string& path, std::string& text);
+
+/// Calls `on_line(line_number, line)` (1-based, without the '\n') for every line of a regular
+/// file, read block by block, so a log of any length streams through bounded memory; only a
+/// single line longer than limits::kMaxInputFileBytes is refused. A FIFO or a directory is
+/// refused as by readFileBounded. Returns "" or the reason.
+std::string readFileLines(const std::string& path,
+                          const std::function<void(int, std::string_view)>& on_line);
 
 } // namespace moe

@@ -9,7 +9,10 @@
 
 #include "moe/diagnostics.h"
 #include "moe/evaluate.h"
+#include "moe/model_costs.h"
+#include "moe/progress.h"
 #include "moe/scenario.h"
+#include "moe/shard.h"
 #include "moe/warnings.h"
 
 #include <array>
@@ -57,6 +60,9 @@ struct SearchOptions {
     /// Only for the step_time objective; 0 ranks by step time alone.
     double tie_share = 0.005;
     SearchObjective objective = SearchObjective::step_time;
+    /// Called after each structure (a combination of degrees) with (done, total) of the
+    /// shard's structures; returning false stops the search (the result is then `interrupted`).
+    ProgressFn progress;
 };
 
 /// The figures of one evaluated layout that the ranking, the Pareto front and tables use, all
@@ -133,11 +139,81 @@ struct SearchResult {
     int threads = 1;
     /// Why the winner wins, generated from the figures; why nothing fits when nothing does.
     std::vector<std::string> explanation;
+    bool interrupted = false; ///< SearchOptions::progress stopped it; nothing else is set
 
     bool ok() const { return !hasErrors(diagnostics); }
     bool found() const { return !ranked.empty(); }
     int64_t rejectedCount(RejectReason r) const { return rejected[static_cast<size_t>(r)].count; }
 };
+
+// ---- A search split over machines ------------------------------------------------------------
+//
+// The layouts are grouped by structure (TP, CP, PP, DP, EP and expert-TP degrees); a shard takes
+// every count-th structure in enumeration order, starting at its index, and records what each
+// gave. mergeSearchParts puts the structures back in enumeration order and ranks, fronts and
+// explains them with the same code as an unsharded search, which is itself one part merged:
+// the union of the parts is exactly the unsharded result (tests/test_search checks it). The only
+// rule that spans structures, "TP x CP wider than a scale-up domain only when nothing narrower
+// fits", is settled at the merge: a shard that found nothing narrower records both outcomes of
+// its wide structures (searched, and only counted as wide_tp).
+
+/// A layout the search evaluated.
+struct SearchEvaluated {
+    /// The input's layout with the candidate's degrees, order and schedule; the input's expert
+    /// placements are kept only with the input's EP (they name its EP ranks).
+    LayoutSpec layout;
+    int micro_batch = 1;
+    Recompute recompute = Recompute::none;
+    SearchFigures figures;
+    bool is_input = false;
+};
+
+/// The rejected layout closest to fitting in memory (for "why nothing fits").
+struct SearchMemoryMiss {
+    double over_bytes = 0; ///< beyond the usable HBM
+    LayoutSpec layout;
+    int micro_batch = 1;
+    Recompute recompute = Recompute::none;
+    MemoryBreakdown memory;
+    bool set = false;
+};
+
+/// What one structure contributed.
+struct SearchStructureOutcome {
+    int64_t structure = 0;     ///< index in the search's enumeration order
+    bool inside_domain = true; ///< TP x CP fits in a scale-up domain (searched first)
+    bool counted_only = false; ///< a wide structure counted as wide_tp without searching it
+    std::array<RejectionCount, kRejectReasonCount> rejected{};
+    std::vector<SearchEvaluated> evaluated;
+    SearchMemoryMiss closest;
+    int64_t candidates = 0;
+};
+
+using SearchShard = Shard;
+
+struct SearchPart {
+    SearchShard shard;
+    int64_t structures = 0; ///< in the whole search, for the merge's completeness check
+    /// Some structure of this shard inside a scale-up domain has a layout that fits.
+    bool found_inside = false;
+    /// This shard's structures in enumeration order; a wide structure appears twice (searched,
+    /// then counted_only) when this shard found nothing inside.
+    std::vector<SearchStructureOutcome> outcomes;
+    Diagnostics diagnostics; ///< bad pins or input, as in SearchResult
+    double elapsed_s = 0;
+    double cpu_s = 0;
+    int threads = 1;
+    bool interrupted = false;
+};
+
+/// Searches the structures of one shard (all of them for {0, 1}).
+SearchPart searchPart(const Scenario& scenario, const SearchOptions& options,
+                      SearchShard shard = {});
+/// Ranks the parts' layouts as one search. The parts must come from the same scenario and
+/// options and cover every structure exactly once (else the result holds an error saying which
+/// are missing or repeated). Times add up (cpu_s) or take the slowest part (elapsed_s).
+SearchResult mergeSearchParts(const Scenario& scenario, const SearchOptions& options,
+                              const std::vector<SearchPart>& parts);
 
 /// Checks pins without searching: one diagnostic per unknown key or unreadable value.
 Diagnostics checkPins(const std::vector<std::string>& pins);

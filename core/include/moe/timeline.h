@@ -22,6 +22,7 @@
 // spans, not GPUs x spans.
 
 #include "moe/evaluate.h"
+#include "moe/progress.h"
 #include "moe/scenario.h"
 
 #include <array>
@@ -196,6 +197,8 @@ struct TimelineOptions {
     bool uniform_load = false;
     /// Guard: inputs needing more operations than this are refused with an error.
     size_t max_operations = 20'000'000;
+    /// sampleStepTimes: called after each routing sample (done, total); false stops it.
+    ProgressFn progress;
 };
 
 /// Durations of one step of a validated scenario, from its report.
@@ -209,6 +212,7 @@ Timeline simulateTimeline(const Scenario& scenario, const Report& report,
 /// Step times over resampled routing: step k uses evaluate(scenario, k) (k = 0..steps-1).
 struct StepTimeDistribution {
     std::string error;
+    bool interrupted = false; ///< options.progress asked to stop (error says so too)
     std::vector<double> simulated_s;
     std::vector<double> evaluated_s; ///< evaluate()'s closed-form step time for the same sample
     double p50_s = 0, p90_s = 0, p99_s = 0, mean_s = 0;

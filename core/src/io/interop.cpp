@@ -5,6 +5,7 @@
 #include "moe/io/calculon.h"
 #include "moe/io/drawio.h"
 #include "moe/io/megatron_args.h"
+#include "moe/io/megatron_tpe.h"
 #include "moe/io/nccl_topo.h"
 #include "moe/io/nvidia_smi_topo.h"
 
@@ -21,6 +22,7 @@ constexpr std::pair<ImportFormat, const char*> kImportNames[] = {
     {ImportFormat::nvidia_smi_topo, "nvidia-smi-topo"},
     {ImportFormat::nccl_topo, "nccl-topo"},
     {ImportFormat::calculon, "calculon"},
+    {ImportFormat::megatron_tpe, "megatron-tpe"},
 };
 constexpr std::pair<ExportFormat, const char*> kExportNames[] = {
     {ExportFormat::megatron, "megatron"}, {ExportFormat::nemo, "nemo"},
@@ -132,6 +134,19 @@ ImportOutcome importCalculonFiles(const ImportRequest& r) {
     return out;
 }
 
+ImportOutcome importMegatronTpeLogs(const ImportRequest& r) {
+    ImportOutcome out;
+    MegatronTpeOptions o;
+    o.iteration = r.iteration;
+    MegatronTpeImport result = importMegatronTpe(r.paths, r.base, o);
+    out.diagnostics = std::move(result.diagnostics);
+    out.summary =
+        "Megatron-Core tokens-per-expert logs for " + r.base.name + "\n" + lines(result.notes);
+    if (result.ok())
+        out.routing_csv = std::move(result.csv);
+    return out;
+}
+
 } // namespace
 
 const char* toString(ImportFormat format) {
@@ -176,6 +191,8 @@ ImportOutcome importFiles(const ImportRequest& request) {
         return importNode(request);
     case ImportFormat::calculon:
         return importCalculonFiles(request);
+    case ImportFormat::megatron_tpe:
+        return importMegatronTpeLogs(request);
     }
     return {};
 }

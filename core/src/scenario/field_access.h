@@ -77,9 +77,8 @@ std::string valueText(const FieldValue& value);
 // One overload set per C++ type found in the scenario: parse a node, assign a value, read back
 
 template <typename Int>
-requires std::is_integral_v<Int>
-std::optional<FieldValue> parseAs(yaml::ValueSink& sink, const YAML::Node& node,
-                                  const std::string& path, Int*) {
+requires std::is_integral_v<Int> std::optional<FieldValue>
+parseAs(yaml::ValueSink& sink, const YAML::Node& node, const std::string& path, Int*) {
     if constexpr (std::is_unsigned_v<Int>) {
         static_assert(sizeof(Int) == sizeof(uint64_t), "only 64-bit unsigned fields");
         if (const std::optional<uint64_t> value = yaml::readUnsigned(sink, node, path))
@@ -93,23 +92,24 @@ std::optional<FieldValue> parseAs(yaml::ValueSink& sink, const YAML::Node& node,
 }
 
 template <typename Int>
-requires std::is_integral_v<Int>
-std::string assignTo(Int& member, const FieldValue& value, const std::string& path) {
+requires std::is_integral_v<Int> std::string assignTo(Int& member, const FieldValue& value,
+                                                      const std::string& path) {
     if (const auto* whole = std::get_if<int64_t>(&value)) {
-        if (std::is_unsigned_v<Int> ? *whole < 0
-                                    : *whole < static_cast<int64_t>(std::numeric_limits<Int>::min()) ||
-                                          *whole > static_cast<int64_t>(std::numeric_limits<Int>::max()))
-            return yaml::outOfRangeMessage(path, std::is_unsigned_v<Int> ? 0 : std::numeric_limits<Int>::min(),
-                                           static_cast<uint64_t>(std::numeric_limits<Int>::max()),
-                                           formatNumber(*whole));
+        if (std::is_unsigned_v<Int>
+                ? *whole < 0
+                : *whole < static_cast<int64_t>(std::numeric_limits<Int>::min()) ||
+                      *whole > static_cast<int64_t>(std::numeric_limits<Int>::max()))
+            return yaml::outOfRangeMessage(
+                path, std::is_unsigned_v<Int> ? 0 : std::numeric_limits<Int>::min(),
+                static_cast<uint64_t>(std::numeric_limits<Int>::max()), formatNumber(*whole));
         member = static_cast<Int>(*whole);
         return {};
     }
     if (const auto* whole = std::get_if<uint64_t>(&value)) {
         if (*whole > static_cast<uint64_t>(std::numeric_limits<Int>::max()))
-            return yaml::outOfRangeMessage(path, std::is_unsigned_v<Int> ? 0 : std::numeric_limits<Int>::min(),
-                                           static_cast<uint64_t>(std::numeric_limits<Int>::max()),
-                                           formatNumber(*whole));
+            return yaml::outOfRangeMessage(
+                path, std::is_unsigned_v<Int> ? 0 : std::numeric_limits<Int>::min(),
+                static_cast<uint64_t>(std::numeric_limits<Int>::max()), formatNumber(*whole));
         member = static_cast<Int>(*whole);
         return {};
     }
@@ -137,17 +137,16 @@ std::string checkName(const FieldValue& value, const std::vector<std::string>& n
                       const std::string& path, std::string& name);
 
 template <typename Enum>
-requires std::is_enum_v<Enum>
-std::optional<FieldValue> parseAs(yaml::ValueSink& sink, const YAML::Node& node,
-                                  const std::string& path, Enum*) {
+requires std::is_enum_v<Enum> std::optional<FieldValue>
+parseAs(yaml::ValueSink& sink, const YAML::Node& node, const std::string& path, Enum*) {
     if (std::optional<std::string> name = yaml::pickName(sink, node, path, namesOf<Enum>()))
         return FieldValue(std::move(*name));
     return std::nullopt;
 }
 
 template <typename Enum>
-requires std::is_enum_v<Enum>
-std::string assignTo(Enum& member, const FieldValue& value, const std::string& path) {
+requires std::is_enum_v<Enum> std::string assignTo(Enum& member, const FieldValue& value,
+                                                   const std::string& path) {
     const std::vector<std::string> names = namesOf<Enum>();
     std::string name;
     if (std::string problem = checkName(value, names, path, name); !problem.empty())

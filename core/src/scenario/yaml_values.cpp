@@ -22,8 +22,8 @@ void DiagnosticSink::error(const std::string& field, const YAML::Node& at, std::
 void DiagnosticSink::missing(const std::string& parent, const std::string& field,
                              const std::string& why) {
     (void)parent;
-    error(field, YAML::Node(), "missing required field '" + field + "'" +
-                                   (why.empty() ? "" : " (" + why + ")"));
+    error(field, YAML::Node(),
+          "missing required field '" + field + "'" + (why.empty() ? "" : " (" + why + ")"));
 }
 
 std::string joinPath(const std::string& parent, const std::string& key) {
@@ -186,8 +186,8 @@ std::string outOfRangeMessage(const std::string& path, int64_t lowest, uint64_t 
            formatNumber(highest) + ", got " + shortQuote(text);
 }
 
-std::optional<int64_t> readInteger(ValueSink& sink, const YAML::Node& node,
-                                   const std::string& path, int64_t lowest, int64_t highest) {
+std::optional<int64_t> readInteger(ValueSink& sink, const YAML::Node& node, const std::string& path,
+                                   int64_t lowest, int64_t highest) {
     const std::optional<std::string> text = scalarText(sink, node, path, "a whole number");
     if (!text)
         return std::nullopt;
@@ -256,9 +256,8 @@ std::optional<std::vector<int>> readIntList(ValueSink& sink, const YAML::Node& n
     for (std::size_t i = 0; i < node.size(); ++i) {
         const std::string item = indexPath(path, i);
         sink.record(item, node[i].Mark());
-        const std::optional<int64_t> value =
-            readInteger(sink, node[i], item, std::numeric_limits<int>::min(),
-                        std::numeric_limits<int>::max());
+        const std::optional<int64_t> value = readInteger(
+            sink, node[i], item, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
         if (value)
             values[i] = static_cast<int>(*value);
         ok = ok && value.has_value();
@@ -302,9 +301,8 @@ bool readPlacement(ValueSink& sink, const YAML::Node& node, const std::string& p
             ok = ok && ranks.has_value();
             continue;
         }
-        const std::optional<int64_t> number =
-            readInteger(sink, *value, child, std::numeric_limits<int>::min(),
-                        std::numeric_limits<int>::max());
+        const std::optional<int64_t> number = readInteger(
+            sink, *value, child, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
         if (number)
             (std::string_view(def.key) == "expert" ? out.expert : out.layer) =
                 static_cast<int>(*number);
@@ -433,10 +431,9 @@ void MapEntries::reportUnknown(const std::vector<std::string>& known) const {
     if (first_unlisted) {
         const int rest = unknown - limits::kMaxListedUnknownKeys;
         sink_.error(joinPath(path_, first_unlisted->key), first_unlisted->key_node,
-                    "and " + std::to_string(rest) + " more unknown field" +
-                        (rest == 1 ? "" : "s") + " in " + describeParent(path_) +
-                        " (only the first " + std::to_string(limits::kMaxListedUnknownKeys) +
-                        " are listed)");
+                    "and " + std::to_string(rest) + " more unknown field" + (rest == 1 ? "" : "s") +
+                        " in " + describeParent(path_) + " (only the first " +
+                        std::to_string(limits::kMaxListedUnknownKeys) + " are listed)");
     }
 }
 

@@ -67,8 +67,8 @@ WholeParse parseWhole(const std::string& text, uint64_t& out);
 
 // Readers of the scenario's value types; each reports its own errors by path and returns
 // nullopt when the value is not usable.
-std::optional<int64_t> readInteger(ValueSink& sink, const YAML::Node& node,
-                                   const std::string& path, int64_t lowest, int64_t highest);
+std::optional<int64_t> readInteger(ValueSink& sink, const YAML::Node& node, const std::string& path,
+                                   int64_t lowest, int64_t highest);
 std::optional<uint64_t> readUnsigned(ValueSink& sink, const YAML::Node& node,
                                      const std::string& path);
 std::optional<double> readReal(ValueSink& sink, const YAML::Node& node, const std::string& path);

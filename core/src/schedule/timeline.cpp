@@ -1565,6 +1565,12 @@ StepTimeDistribution sampleStepTimes(const Scenario& scenario, int steps,
         }
         d.simulated_s.push_back(t.step_time_s);
         d.evaluated_s.push_back(report.step_time_s);
+        if (options.progress && !options.progress(k + 1, std::max(1, steps))) {
+            d.interrupted = true;
+            d.error = "interrupted after " + std::to_string(k + 1) + " of " +
+                      std::to_string(std::max(1, steps)) + " samples";
+            return d;
+        }
     }
     d.p50_s = percentile(d.simulated_s, 0.50);
     d.p90_s = percentile(d.simulated_s, 0.90);

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <thread>
@@ -298,31 +299,14 @@ LayoutKey keyOf(const LayoutSpec& l, int micro_batch, Recompute rc) {
             static_cast<int>(rc)};
 }
 
-struct Evaluated {
-    LayoutSpec layout;
-    int micro_batch = 1;
-    Recompute recompute = Recompute::none;
-    SearchFigures figures;
-    bool is_input = false;
-    LayoutKey key;
-};
-
-struct MemoryMiss {
-    double over_bytes = 0;
-    LayoutSpec layout;
-    int micro_batch = 1;
-    Recompute recompute = Recompute::none;
-    MemoryBreakdown memory;
-    bool set = false;
-};
-
+using Evaluated = SearchEvaluated;
+using MemoryMiss = SearchMemoryMiss;
 /// What one structure contributes.
-struct Outcome {
-    std::array<RejectionCount, kRejectReasonCount> rejected{};
-    std::vector<Evaluated> evaluated;
-    MemoryMiss closest;
-    int64_t candidates = 0;
-};
+using Outcome = SearchStructureOutcome;
+
+LayoutKey keyOf(const Evaluated& e) {
+    return keyOf(e.layout, e.micro_batch, e.recompute);
+}
 
 MemoryBreakdown worstMemory(const Scenario& s) {
     MemoryBreakdown worst;
@@ -537,7 +521,6 @@ public:
                         e.recompute = rc;
                         e.figures = figuresOf(evaluate(sc, 0, cache));
                         e.is_input = is_input;
-                        e.key = keyOf(lay, mb, rc);
                         out.evaluated.push_back(std::move(e));
                     }
                 }
@@ -681,7 +664,7 @@ bool better(const Evaluated& a, const Evaluated& b, SearchObjective objective) {
     }
     if (x.step_time_s != y.step_time_s)
         return x.step_time_s < y.step_time_s;
-    return a.key < b.key;
+    return keyOf(a) < keyOf(b);
 }
 
 /// Indices (into `all`, which is sorted by step time) of the layouts no other layout beats or
@@ -698,7 +681,7 @@ std::vector<size_t> paretoFront(const std::vector<Evaluated>& all) {
             return a.margin_bytes > b.margin_bytes;
         if (a.cross_node_bytes != b.cross_node_bytes)
             return a.cross_node_bytes < b.cross_node_bytes;
-        return all[i].key < all[j].key;
+        return keyOf(all[i]) < keyOf(all[j]);
     });
     std::vector<size_t> front;
     for (const size_t i : order) {
@@ -1074,12 +1057,50 @@ Diagnostics checkPins(const std::vector<std::string>& pins) {
     return parsePins(pins, p);
 }
 
-SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) {
+namespace {
+
+/// Runs `indices` of `structures` on up to `threads` workers; stops early once `stop` is set.
+void runStructures(const Searcher& searcher, const std::vector<size_t>& indices, bool only_count,
+                   unsigned threads, std::vector<Outcome>& outcomes,
+                   const std::function<bool()>& step) {
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    auto work = [&] {
+        // The figures need no per-link bytes; the graph and routing samples are shared by the
+        // thread's candidates.
+        EvaluationCache cache;
+        cache.link_traffic = false;
+        for (size_t i = next++; i < indices.size() && !stop; i = next++) {
+            outcomes[indices[i]] =
+                searcher.run(searcher.structures()[indices[i]], only_count, cache);
+            if (!step())
+                stop = true;
+        }
+    };
+    const unsigned n =
+        only_count ? 1u
+                   : std::min<unsigned>(threads,
+                                        static_cast<unsigned>(std::max<size_t>(1, indices.size())));
+    if (n <= 1) {
+        work();
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < n; ++t)
+        pool.emplace_back(work);
+    for (std::thread& t : pool)
+        t.join();
+}
+
+} // namespace
+
+SearchPart searchPart(const Scenario& input, const SearchOptions& options, SearchShard shard) {
     const auto t0 = Clock::now();
     const std::clock_t cpu0 = std::clock();
-    SearchResult result;
+    SearchPart part;
+    part.shard = shard;
     Pins pins;
-    result.diagnostics = parsePins(options.pins, pins);
+    part.diagnostics = parsePins(options.pins, pins);
     // The search replaces the layout, micro-batch and recompute, so errors there are what it
     // fixes; anything else (cluster, model, a non-positive batch) it cannot.
     for (Diagnostic& d : validateScenario(input)) {
@@ -1087,69 +1108,170 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
             d.field == "training.micro_batch" ||
             (d.field == "training.global_batch" && input.training.global_batch >= 1))
             continue;
-        result.diagnostics.push_back(std::move(d));
+        part.diagnostics.push_back(std::move(d));
     }
-    if (hasErrors(result.diagnostics))
-        return result;
+    if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
+        Diagnostic d;
+        d.message = "shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
+                    ": needs 0 <= index < count";
+        part.diagnostics.push_back(d);
+    }
+    if (hasErrors(part.diagnostics))
+        return part;
 
     const Searcher searcher(input, options, pins);
     const std::vector<Structure>& structures = searcher.structures();
-    std::vector<Outcome> outcomes(structures.size());
-    unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads)
-                                           : std::max(1u, std::thread::hardware_concurrency());
-    threads = std::max<unsigned>(
-        1,
-        std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, structures.size()))));
-    result.threads = static_cast<int>(threads);
-    auto run_all = [&](const std::vector<size_t>& indices, bool only_count) {
-        std::atomic<size_t> next{0};
-        auto work = [&] {
-            // The figures need no per-link bytes; the graph and routing samples are shared by
-            // the thread's candidates.
-            EvaluationCache cache;
-            cache.link_traffic = false;
-            for (size_t i = next++; i < indices.size(); i = next++)
-                outcomes[indices[i]] = searcher.run(structures[indices[i]], only_count, cache);
-        };
-        const unsigned n =
-            only_count ? 1u
-                       : std::min<unsigned>(
-                             threads, static_cast<unsigned>(std::max<size_t>(1, indices.size())));
-        if (n <= 1) {
-            work();
-            return;
-        }
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < n; ++t)
-            pool.emplace_back(work);
-        for (std::thread& t : pool)
-            t.join();
-    };
+    part.structures = static_cast<int64_t>(structures.size());
     // Phase 1: TP x CP inside a scale-up domain. Phase 2, only when nothing there fits: the
     // rest, whose TP or CP collectives (several per layer) would cross the fabric.
     std::vector<size_t> inside, wide;
-    for (size_t i = 0; i < structures.size(); ++i)
+    for (size_t i = static_cast<size_t>(shard.index); i < structures.size();
+         i += static_cast<size_t>(shard.count))
         (searcher.insideDomain(structures[i]) ? inside : wide).push_back(i);
-    run_all(inside, false);
-    const bool found_inside = std::any_of(inside.begin(), inside.end(),
-                                          [&](size_t i) { return !outcomes[i].evaluated.empty(); });
-    run_all(wide, found_inside);
+    unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads)
+                                           : std::max(1u, std::thread::hardware_concurrency());
+    threads = std::max<unsigned>(
+        1, std::min<unsigned>(
+               threads, static_cast<unsigned>(std::max<size_t>(1, inside.size() + wide.size()))));
+    part.threads = static_cast<int>(threads);
+    const int64_t total = static_cast<int64_t>(inside.size() + wide.size());
+    std::atomic<int64_t> done{0};
+    std::atomic<bool> go_on{true};
+    const std::function<bool()> step = [&] {
+        const int64_t now = ++done;
+        if (options.progress && !options.progress(std::min(now, total), total))
+            go_on = false;
+        return go_on.load();
+    };
+    std::vector<Outcome> searched(structures.size()), counted(structures.size());
+    runStructures(searcher, inside, false, threads, searched, step);
+    part.found_inside = std::any_of(inside.begin(), inside.end(),
+                                    [&](size_t i) { return !searched[i].evaluated.empty(); });
+    // Wide structures are counted always (cheap), and searched when this shard found nothing
+    // narrower: the merge knows whether any shard did.
+    const std::function<bool()> quiet = [&] { return go_on.load(); };
+    if (go_on)
+        runStructures(searcher, wide, true, 1, counted, part.found_inside ? step : quiet);
+    if (go_on && !part.found_inside)
+        runStructures(searcher, wide, false, threads, searched, step);
+    if (!go_on) {
+        part.interrupted = true;
+        return part;
+    }
+    for (size_t i = static_cast<size_t>(shard.index); i < structures.size();
+         i += static_cast<size_t>(shard.count)) {
+        const bool in = searcher.insideDomain(structures[i]);
+        if (in || !part.found_inside) {
+            Outcome o = std::move(searched[i]);
+            o.structure = static_cast<int64_t>(i);
+            o.inside_domain = in;
+            part.outcomes.push_back(std::move(o));
+        }
+        if (!in) {
+            Outcome o = std::move(counted[i]);
+            o.structure = static_cast<int64_t>(i);
+            o.inside_domain = false;
+            o.counted_only = true;
+            part.outcomes.push_back(std::move(o));
+        }
+    }
+    part.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    part.cpu_s = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+    return part;
+}
+
+namespace {
+
+/// The outcome that counts for each structure, in enumeration order; an error names what the
+/// parts miss or repeat.
+std::vector<const Outcome*> outcomesInOrder(const std::vector<SearchPart>& parts,
+                                            Diagnostics& problems) {
+    const int64_t n = parts.empty() ? 0 : parts.front().structures;
+    std::vector<const Outcome*> searched(static_cast<size_t>(n)), counted(static_cast<size_t>(n));
+    std::vector<bool> inside(static_cast<size_t>(n), false);
+    bool found_inside = false;
+    auto problem = [&](const std::string& message) {
+        Diagnostic d;
+        d.message = message;
+        problems.push_back(d);
+    };
+    for (const SearchPart& p : parts) {
+        found_inside = found_inside || p.found_inside;
+        if (p.structures != n) {
+            problem("the parts come from different searches (" + std::to_string(n) + " and " +
+                    std::to_string(p.structures) + " structures)");
+            return {};
+        }
+        for (const Outcome& o : p.outcomes) {
+            if (o.structure < 0 || o.structure >= n) {
+                problem("structure #" + std::to_string(o.structure) + " is out of range");
+                return {};
+            }
+            const auto i = static_cast<size_t>(o.structure);
+            const Outcome*& slot = o.counted_only ? counted[i] : searched[i];
+            if (slot != nullptr) {
+                problem("structure #" + std::to_string(o.structure) +
+                        " is in two parts: merge each shard once");
+                return {};
+            }
+            slot = &o;
+            inside[i] = o.inside_domain;
+        }
+    }
+    std::vector<const Outcome*> out;
+    int64_t missing = 0, first_missing = -1;
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+        const Outcome* o = inside[i] || !found_inside ? searched[i] : counted[i];
+        if (o == nullptr && ++missing == 1)
+            first_missing = static_cast<int64_t>(i);
+        out.push_back(o);
+    }
+    if (missing > 0)
+        problem("the parts miss " + std::to_string(missing) + " of " + std::to_string(n) +
+                " structures (the first is #" + std::to_string(first_missing) +
+                "): merge every shard of the same search");
+    return missing > 0 ? std::vector<const Outcome*>{} : out;
+}
+
+} // namespace
+
+SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) {
+    return mergeSearchParts(input, options, {searchPart(input, options)});
+}
+
+SearchResult mergeSearchParts(const Scenario& input, const SearchOptions& options,
+                              const std::vector<SearchPart>& parts) {
+    const auto t0 = Clock::now();
+    const std::clock_t cpu0 = std::clock();
+    SearchResult result;
+    for (const SearchPart& p : parts) {
+        if (hasErrors(p.diagnostics)) {
+            result.diagnostics = p.diagnostics;
+            return result;
+        }
+        result.interrupted = result.interrupted || p.interrupted;
+    }
+    if (result.interrupted)
+        return result;
+    const std::vector<const Outcome*> outcomes = outcomesInOrder(parts, result.diagnostics);
+    if (hasErrors(result.diagnostics))
+        return result;
 
     // Merge in enumeration order.
     std::vector<Evaluated> all;
     MemoryMiss closest;
-    for (Outcome& o : outcomes) {
-        result.candidates += o.candidates;
+    for (const Outcome* o : outcomes) {
+        result.candidates += o->candidates;
         for (int r = 0; r < kRejectReasonCount; ++r) {
             RejectionCount& into = result.rejected[static_cast<size_t>(r)];
-            into.count += o.rejected[static_cast<size_t>(r)].count;
+            into.count += o->rejected[static_cast<size_t>(r)].count;
             if (into.example.empty())
-                into.example = std::move(o.rejected[static_cast<size_t>(r)].example);
+                into.example = o->rejected[static_cast<size_t>(r)].example;
         }
-        if (o.closest.set && (!closest.set || o.closest.over_bytes < closest.over_bytes))
-            closest = o.closest;
-        for (Evaluated& e : o.evaluated)
-            all.push_back(std::move(e));
+        if (o->closest.set && (!closest.set || o->closest.over_bytes < closest.over_bytes))
+            closest = o->closest;
+        for (const Evaluated& e : o->evaluated)
+            all.push_back(e);
     }
     result.evaluated = static_cast<int64_t>(all.size());
     std::sort(all.begin(), all.end(), [&](const Evaluated& a, const Evaluated& b) {
@@ -1328,8 +1450,16 @@ SearchResult searchLayouts(const Scenario& input, const SearchOptions& options) 
                 " against the winner");
     }
 
+    // Parts run side by side on their machines: the slowest sets the elapsed time.
     result.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
     result.cpu_s = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+    double slowest_s = 0;
+    for (const SearchPart& p : parts) {
+        slowest_s = std::max(slowest_s, p.elapsed_s);
+        result.cpu_s += p.cpu_s;
+        result.threads = std::max(result.threads, p.threads);
+    }
+    result.elapsed_s += slowest_s;
     if (result.elapsed_s > 0) {
         result.evaluated_per_s = static_cast<double>(result.evaluated) / result.elapsed_s;
         result.candidates_per_s = static_cast<double>(result.candidates) / result.elapsed_s;

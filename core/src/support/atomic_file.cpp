@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -116,50 +117,107 @@ std::string writeFileAtomically(const std::string& path, std::string_view text) 
     return {};
 }
 
-std::string readFileBounded(const std::string& path, std::string& text) {
+namespace {
+
+/// Opens `path` for reading if it is a regular file; -1 with the reason in `problem` otherwise.
+int openRegularFile(const std::string& path, off_t& size, std::string& problem) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errnoText(errno);
+    if (fd < 0) {
+        problem = errnoText(errno);
+        return -1;
+    }
     struct stat info {};
     if (::fstat(fd, &info) != 0) {
-        const int error = errno;
+        problem = errnoText(errno);
         ::close(fd);
-        return errnoText(error);
+        return -1;
     }
     if (!S_ISREG(info.st_mode)) {
+        problem = S_ISDIR(info.st_mode) ? errnoText(EISDIR) : "not a regular file";
         ::close(fd);
-        return S_ISDIR(info.st_mode) ? errnoText(EISDIR) : "not a regular file";
+        return -1;
     }
-    const std::string too_large = "the file is larger than the supported maximum of " +
-                                  std::to_string(limits::kMaxInputFileBytes / (1024 * 1024)) +
-                                  " MB";
-    if (info.st_size > limits::kMaxInputFileBytes) {
-        ::close(fd);
-        return too_large;
-    }
-    text.clear();
+    size = info.st_size;
+    return fd;
+}
+
+/// Hands `fd`'s bytes to `sink` block by block until the end of the file or until `sink`
+/// returns a reason to stop; closes `fd`. Returns "" or the reason.
+std::string readBlocks(int fd, const std::function<std::string(std::string_view)>& sink) {
     char buffer[65536];
-    while (true) {
+    std::string problem;
+    while (problem.empty()) {
         const ssize_t got = ::read(fd, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            return errnoText(error);
-        }
-        if (got == 0)
+        if (got < 0)
+            problem = errnoText(errno);
+        else if (got == 0)
             break;
-        text.append(buffer, static_cast<std::size_t>(got));
-        if (text.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes)) {
-            ::close(fd);
-            text.clear();
-            return too_large;
-        }
+        else
+            problem = sink(std::string_view(buffer, static_cast<std::size_t>(got)));
     }
     ::close(fd);
-    return {};
+    return problem;
+}
+
+std::string largerThanSupported() {
+    return "larger than the supported maximum of " +
+           std::to_string(limits::kMaxInputFileBytes / (1024 * 1024)) + " MB";
+}
+
+} // namespace
+
+std::string readFileBounded(const std::string& path, std::string& text) {
+    off_t size = 0;
+    std::string problem;
+    const int fd = openRegularFile(path, size, problem);
+    if (fd < 0)
+        return problem;
+    if (size > limits::kMaxInputFileBytes) {
+        ::close(fd);
+        return "the file is " + largerThanSupported();
+    }
+    text.clear();
+    // Reads stop at the bound even if the file grows while it is read.
+    problem = readBlocks(fd, [&](std::string_view block) {
+        text.append(block);
+        return text.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes)
+                   ? "the file is " + largerThanSupported()
+                   : std::string();
+    });
+    if (!problem.empty())
+        text.clear();
+    return problem;
+}
+
+std::string readFileLines(const std::string& path,
+                          const std::function<void(int, std::string_view)>& on_line) {
+    off_t size = 0;
+    std::string problem;
+    const int fd = openRegularFile(path, size, problem);
+    if (fd < 0)
+        return problem;
+    std::string pending; // the line read so far
+    int line = 0;
+    problem = readBlocks(fd, [&](std::string_view block) {
+        while (!block.empty()) {
+            const std::size_t newline = block.find('\n');
+            pending.append(block.substr(0, newline));
+            if (pending.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes))
+                return "line " + std::to_string(line + 1) + " is " + largerThanSupported();
+            if (newline == std::string_view::npos)
+                break;
+            block.remove_prefix(newline + 1);
+            on_line(++line, pending);
+            pending.clear();
+        }
+        return std::string();
+    });
+    if (problem.empty() && !pending.empty())
+        on_line(++line, pending);
+    return problem;
 }
 
 } // namespace moe

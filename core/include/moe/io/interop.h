@@ -6,6 +6,7 @@
 #include "moe/diagnostics.h"
 #include "moe/scenario.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,10 +14,10 @@
 
 namespace moe::io {
 
-enum class ImportFormat { megatron, nvidia_smi_topo, nccl_topo, calculon };
+enum class ImportFormat { megatron, nvidia_smi_topo, nccl_topo, calculon, megatron_tpe };
 enum class ExportFormat { megatron, nemo, calculon, astra_sim, drawio };
 
-/// "megatron", "nvidia-smi-topo", "nccl-topo", "calculon".
+/// "megatron", "nvidia-smi-topo", "nccl-topo", "calculon", "megatron-tpe".
 const char* toString(ImportFormat format);
 /// "megatron", "nemo", "calculon", "astra-sim", "drawio".
 const char* toString(ExportFormat format);
@@ -25,7 +26,8 @@ std::optional<ExportFormat> parseExportFormat(const std::string& name);
 
 struct ImportRequest {
     ImportFormat format = ImportFormat::megatron;
-    /// The input: one file; for Calculon a directory or model, execution and system files.
+    /// The input: one file; for Calculon a directory or model, execution and system files; for
+    /// megatron-tpe directories of rank logs or the rankN.jsonl files.
     std::vector<std::string> paths;
     Scenario base;              ///< the scenario the import starts from (cluster, routing, ...)
     std::string base_dir = "."; ///< resolves the base's relative paths
@@ -34,12 +36,16 @@ struct ImportRequest {
     std::string nic_preset;     ///< topology imports: the NIC when the dump has no speed
     std::map<std::string, std::string> vars; ///< megatron: shell variables (--var)
     std::vector<std::string> overrides;      ///< --set key=value, applied last
+    std::optional<int64_t> iteration;        ///< megatron-tpe: only this logged iteration
 };
 
 struct ImportOutcome {
     std::optional<Scenario> scenario; ///< set only when the result is valid
-    Diagnostics diagnostics;          ///< with file and line
-    std::string summary;              ///< what was read and mapped, in words
+    /// megatron-tpe: the routing CSV the logs sum to (its result instead of a scenario; the
+    /// base scenario gives the layout they were written with).
+    std::optional<std::string> routing_csv;
+    Diagnostics diagnostics; ///< with file and line
+    std::string summary;     ///< what was read and mapped, in words
     /// megatron: shell variables a mapped flag needs that neither the file nor vars set.
     std::vector<std::string> unresolved_variables;
 };

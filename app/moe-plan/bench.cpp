@@ -1,0 +1,70 @@
+#include "bench.h"
+
+#include "json_output.h"
+#include "text_table.h"
+
+#include "moe/evaluate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+namespace moe::cli {
+
+std::vector<BenchRow> benchEvaluate(const std::vector<BenchInput>& inputs, int repeat) {
+    using Clock = std::chrono::steady_clock;
+    std::vector<BenchRow> rows;
+    for (const BenchInput& input : inputs) {
+        // Warm up once, then pick a run count that takes about half a second in total.
+        const auto t0 = Clock::now();
+        const Report warm = evaluate(input.scenario);
+        const double first_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        const int runs = repeat > 0
+                             ? repeat
+                             : std::clamp(static_cast<int>(0.5 / std::max(first_s, 1e-6)), 5, 2000);
+        std::vector<double> times;
+        times.reserve(static_cast<size_t>(runs));
+        // Summing the results keeps the optimizer from dropping the runs.
+        volatile double sink = warm.step_time_s;
+        for (int i = 0; i < runs; ++i) {
+            const auto start = Clock::now();
+            const Report r = evaluate(input.scenario);
+            times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+            sink = sink + r.step_time_s;
+        }
+        std::sort(times.begin(), times.end());
+        rows.push_back({&input, runs, times[times.size() / 2], times.front(), times.back()});
+    }
+    return rows;
+}
+
+std::string benchText(const std::vector<BenchRow>& rows) {
+    TextTable table({"scenario", "GPUs", "runs", "evaluate median", "min", "max"},
+                    {TextTable::Align::left});
+    for (const BenchRow& r : rows)
+        table.addRow({r.input->label, std::to_string(r.input->scenario.cluster.gpuCount()),
+                      std::to_string(r.runs), formatSeconds(r.median_s), formatSeconds(r.min_s),
+                      formatSeconds(r.max_s)});
+    return "evaluate() on one core (includes graph, placement and routing sample)\n" +
+           table.render("  ");
+}
+
+std::string benchJson(const std::vector<BenchRow>& rows) {
+    JsonWriter json;
+    beginDocument(json, "bench");
+    json.key("results").beginArray();
+    for (const BenchRow& r : rows) {
+        json.beginObject().field("label", r.input->label);
+        writeScenarioIdentity(json, r.input->scenario);
+        json.field("gpus", r.input->scenario.cluster.gpuCount())
+            .field("runs", r.runs)
+            .field("median_s", r.median_s)
+            .field("min_s", r.min_s)
+            .field("max_s", r.max_s)
+            .endObject();
+    }
+    json.endArray().endObject();
+    return json.str() + "\n";
+}
+
+} // namespace moe::cli
