@@ -5,13 +5,13 @@
 // view exports to valid SVG/PNG/PDF (in process and through `moe-planner --export`), and every
 // item model passes QAbstractItemModelTester.
 #include "moe/scenario_io.h"
-#include "moe_widgets/autosave.h"
-#include "moe_widgets/main_window.h"
-#include "moe_widgets/report_view.h"
-#include "moe_widgets/scenario_document.h"
-#include "moe_widgets/scenario_editor.h"
-#include "moe_widgets/view_state.h"
-#include "moe_widgets/warnings_view.h"
+#include "moe_widgets/common/report_view.h"
+#include "moe_widgets/document/autosave.h"
+#include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/document/view_state.h"
+#include "moe_widgets/editor/scenario_editor.h"
+#include "moe_widgets/report/warnings_view.h"
+#include "moe_widgets/window/main_window.h"
 #include "test_support.h"
 
 #include <QAbstractButton>

@@ -2,11 +2,11 @@
 // (data-driven), its rows (stage > node > GPU), the stacked bars summing to the report's
 // figures, and every export writing a valid, non-empty SVG / PNG / PDF that names the scenario.
 #include "moe/scenario_io.h"
-#include "moe_widgets/breakdown_chart.h"
-#include "moe_widgets/gantt_view.h"
-#include "moe_widgets/memory_chart.h"
-#include "moe_widgets/palette.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/charts/breakdown_chart.h"
+#include "moe_widgets/charts/memory_chart.h"
+#include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/view_state.h"
+#include "moe_widgets/timeline/gantt_view.h"
 #include "widget_test_support.h"
 
 #include <QElapsedTimer>

@@ -2,7 +2,7 @@
 // step (a scrub merges into one), and notifies the views; opening a broken file keeps the
 // document; saving is atomic.
 #include "moe/scenario_io.h"
-#include "moe_widgets/scenario_document.h"
+#include "moe_widgets/document/scenario_document.h"
 #include "test_support.h"
 
 #include <QSignalSpy>

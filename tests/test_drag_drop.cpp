@@ -6,14 +6,14 @@
 #include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
-#include "moe_widgets/evaluator.h"
-#include "moe_widgets/hardware_palette.h"
-#include "moe_widgets/layout_bar.h"
-#include "moe_widgets/main_window.h"
-#include "moe_widgets/placement_grid.h"
-#include "moe_widgets/scenario_document.h"
-#include "moe_widgets/topology_view.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/document/evaluator.h"
+#include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/document/view_state.h"
+#include "moe_widgets/experiments/hardware_palette.h"
+#include "moe_widgets/experiments/layout_bar.h"
+#include "moe_widgets/experiments/placement_grid.h"
+#include "moe_widgets/topology/topology_view.h"
+#include "moe_widgets/window/main_window.h"
 
 #include <QApplication>
 #include <QDir>

@@ -15,9 +15,9 @@ using namespace moe;
 
 namespace {
 
-/// The keys documented in the README's "Scenario format" tables, as dotted paths.
+/// The keys documented in docs/scenario.md's field tables, as dotted paths.
 std::set<std::string> documentedKeys() {
-    const std::string readme = test::readFile(std::string(MOE_SOURCE_DIR) + "/README.md");
+    const std::string readme = test::readFile(std::string(MOE_SOURCE_DIR) + "/docs/scenario.md");
     const std::size_t begin = readme.find("<!-- BEGIN SCENARIO FORMAT -->");
     const std::size_t end = readme.find("<!-- END SCENARIO FORMAT -->");
     std::set<std::string> keys;
@@ -76,7 +76,7 @@ class TestEdits : public QObject {
 private slots:
     void tableCoversTheDocumentedFormat() {
         std::set<std::string> documented = documentedKeys();
-        QVERIFY2(documented.size() > 60, "README scenario-format tables not found");
+        QVERIFY2(documented.size() > 60, "docs/scenario.md field tables not found");
         // gpu_overrides is one row whose sub-keys are listed in prose.
         QVERIFY(documented.erase("cluster.gpu_overrides"));
         for (const char* key :

@@ -1,8 +1,8 @@
 // The off-thread evaluator: results arrive on the GUI thread, only the newest counts, and a
 // request queued behind a running one is replaced rather than evaluated.
 #include "moe/scenario_io.h"
-#include "moe_widgets/evaluator.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/document/evaluator.h"
+#include "moe_widgets/document/view_state.h"
 #include "test_support.h"
 
 #include <QSignalSpy>

@@ -4,8 +4,8 @@
 // clicked warning's GPUs are banded, and the exports are valid files that name the scenario.
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
-#include "moe_widgets/heatmap_view.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/charts/heatmap_view.h"
+#include "moe_widgets/document/view_state.h"
 #include "widget_test_support.h"
 
 #include <QFile>

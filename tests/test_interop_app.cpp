@@ -4,11 +4,11 @@
 #include "test_support.h"
 
 #include "moe/scenario_io.h"
-#include "moe_widgets/main_window.h"
+#include "moe_widgets/window/main_window.h"
 
 // After main_window.h: Qt's "slots" macro must not meet core's ExpertLoadCache::Key::slots.
-#include "moe_widgets/interop_dialogs.h"
-#include "moe_widgets/scenario_document.h"
+#include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/window/interop_dialogs.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // The shared palette: every step item has its own colour, collectives reuse their step item's
 // colour, the utilization ramp is ordered and clamped, links and spans keep their contrast on
 // the light and the dark background, and labels on a fill pick the readable ink.
-#include "moe_widgets/palette.h"
+#include "moe_widgets/common/palette.h"
 
 #include <QtTest>
 

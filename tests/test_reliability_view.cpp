@@ -3,7 +3,7 @@
 #include "moe/economics.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
-#include "moe_widgets/reliability_view.h"
+#include "moe_widgets/charts/reliability_view.h"
 #include "widget_test_support.h"
 
 #include <QTableWidget>

@@ -4,10 +4,10 @@
 // text (pdftotext) holds the headline figures and the layout in words; the HTML embeds SVGs;
 // `moe-planner --report` writes the same headless.
 #include "moe/scenario_io.h"
-#include "moe_widgets/compare_view.h"
-#include "moe_widgets/design_report.h"
-#include "moe_widgets/scenario_document.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/document/view_state.h"
+#include "moe_widgets/report/compare_view.h"
+#include "moe_widgets/report/design_report.h"
 #include "test_support.h"
 
 #include <QProcess>

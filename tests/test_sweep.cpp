@@ -4,6 +4,7 @@
 // scenario with its overrides, invalid points reported with their errors, sharded runs whose
 // union is the whole run, and a progress callback that stops it.
 #include "moe/evaluate.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 #include "moe/scenario_io.h"
 #include "moe/shard.h"

@@ -1,6 +1,6 @@
 // The hardware graph: vertex and link counts, link bandwidths and routes, each derived by hand
-// from the fabric rules in core/src/topology.cpp (64-port leaves and spines, half the leaf ports
-// down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
+// from the fabric rules in core/src/hardware/topology.cpp (64-port leaves and spines, half the leaf
+// ports down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
 #include "moe/topology.h"
 #include "test_support.h"
 

@@ -4,9 +4,9 @@
 // an item per GPU or link) with the level of detail following the zoom.
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
-#include "moe_widgets/palette.h"
-#include "moe_widgets/topology_view.h"
-#include "moe_widgets/view_state.h"
+#include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/view_state.h"
+#include "moe_widgets/topology/topology_view.h"
 #include "widget_test_support.h"
 
 #include <QElapsedTimer>

@@ -1,5 +1,6 @@
 // Design warnings (warnings.h): the named thresholds decide, the figures are typed, and the one
 // text function writes every code's words from its figures.
+#include "moe/design_warnings.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
 #include "moe/warnings.h"

@@ -3,7 +3,7 @@
 // and compile test_support.cpp) never see moe_widgets.
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
-#include "moe_widgets/evaluator.h"
+#include "moe_widgets/document/evaluator.h"
 #include "test_support.h"
 
 #include <QtGlobal>

@@ -113,7 +113,7 @@ void MapCamera::zoomAt(float factor, float view_x, float view_y) {
 }
 
 uint32_t rampRgba(float t) {
-    // The Qt app's utilization ramp (widgets/src/palette.cpp), dark purple -> yellow.
+    // The Qt app's utilization ramp (widgets/src/common/palette.cpp), dark purple -> yellow.
     static constexpr uint32_t kRamp[5] = {0x440154, 0x3B528B, 0x21918C, 0x5EC962, 0xFDE725};
     const float u = std::isfinite(t) ? std::clamp(t, 0.0f, 1.0f) : 1.0f;
     const float pos = u * 4.0f;

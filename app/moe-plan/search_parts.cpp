@@ -3,6 +3,7 @@
 #include "json_output.h"
 #include "version.h"
 
+#include "moe/format.h"
 #include "moe/scenario_io.h"
 
 #include <nlohmann/json.hpp>

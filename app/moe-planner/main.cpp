@@ -4,17 +4,18 @@
 //   moe-planner --bench [--repeat N] [FILE.yaml]                    start-up and edit latencies
 //   moe-planner --report OUT.pdf|OUT.html [--baseline B.yaml] [FILE.yaml]  design-review report
 //   moe-planner [--recover] [--test-set key=value ...] [--dump-scenario OUT.yaml] [FILE.yaml]
-//       crash recovery (see moe_widgets/autosave.h; tests/test_app.cpp kills the app with SIGKILL)
+//       crash recovery (see moe_widgets/document/autosave.h; tests/test_app.cpp kills the app with
+//       SIGKILL)
 //   moe-planner --list-samples                                      samples for New from sample
 #include "moe/diagnostics.h"
 #include "moe/scenario_io.h"
 #include "moe/scenario_text.h"
-#include "moe_widgets/autosave.h"
-#include "moe_widgets/design_report.h"
-#include "moe_widgets/main_window.h"
-#include "moe_widgets/report_view.h"
-#include "moe_widgets/scenario_document.h"
-#include "moe_widgets/topology_view.h"
+#include "moe_widgets/common/report_view.h"
+#include "moe_widgets/document/autosave.h"
+#include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/report/design_report.h"
+#include "moe_widgets/topology/topology_view.h"
+#include "moe_widgets/window/main_window.h"
 #include "version.h"
 
 #include <QAction>

@@ -1,7 +1,7 @@
 #pragma once
 // What a training run really costs: capital and power of the cluster, failures and checkpoints
 // at scale, and what-if sweeps over the GPU count and the checkpoint interval. Pure and
-// deterministic; evaluate() fills Report::economics with computeEconomics() as its last step, so
+// deterministic; evaluate() fills Report::economics with computeEconomics() near its end, so
 // every figure here follows from the performance model's throughput and the scenario's
 // cluster.costs / cluster.reliability / training.checkpoint_interval_s fields. Formulas are
 // documented next to their code in economics.cpp.
@@ -13,7 +13,7 @@
 
 namespace moe {
 
-struct Report;
+struct HardwareGraph;
 
 /// Purchase price of the cluster, from the catalog's estimates or the scenario's overrides.
 struct CapitalCost {
@@ -124,8 +124,18 @@ double dalyInterval_s(double checkpoint_s, double mtbf_s);
 /// tau / (tau + delta), or 1 when tau is 0 (no checkpoints).
 double checkpointGoodput(double interval_s, double checkpoint_s, double recovery_s, double mtbf_s);
 
-/// The economics of `report`'s scenario. Needs the report's throughput, parameters and graph.
-Economics computeEconomics(const Scenario& scenario, const Report& report);
+/// What the economics take from an evaluation (evaluate() passes its report's figures).
+struct EconomicsInput {
+    int gpus = 0;
+    double parameters = 0; ///< all of the model's, for the checkpoint size
+    double tokens_per_s = 0;
+    double tokens_per_s_per_gpu = 0;
+    double time_to_train_s = 0;
+    const HardwareGraph* graph = nullptr; ///< the fabric's switches and cables (capital)
+};
+
+/// The economics of `scenario` at the evaluated throughput.
+Economics computeEconomics(const Scenario& scenario, const EconomicsInput& run);
 
 /// What the cost figures count, in words: "owned: capital amortized over N years + energy" or
 /// "rented: GPU-hours x $P per GPU-hour" (+ " + energy" when the scenario prices electricity).

@@ -91,7 +91,7 @@ public:
         double capacity_factor = 0;
         int ep = 1;
         int groups = 1;
-        int64_t slots = 0;
+        int64_t token_slots = 0; ///< not "slots": Qt defines that word as a macro
         std::vector<ExpertPlacement> expert_placement;
         uint64_t step = 0;
         bool operator==(const Key&) const = default;

@@ -53,7 +53,4 @@ private:
     bool after_key_ = false;
 };
 
-/// Shortest text that reads back to the same double ("0.1", "1e+12", "450").
-std::string formatNumber(double number);
-
 } // namespace moe

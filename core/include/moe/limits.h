@@ -3,7 +3,7 @@
 // anything larger with a message naming the field and the bound, so whatever validates can be
 // evaluated, simulated, searched, exported and opened in bounded time and memory: the bounds are
 // sized so that evaluate(), the timeline simulation and the layout search each stay within about
-// 2 GB and 30 s at the bound on one core of a 2020s desktop (README "Validation" lists the
+// 2 GB and 30 s at the bound on one core of a 2020s desktop (docs/scenario.md lists the
 // measured figures). They are far above any real training run (the largest published ones use
 // ~100K GPUs, 256 experts, 128 layers), so they only catch typos and hostile files.
 

@@ -4,26 +4,14 @@
 
 #include "moe/diagnostics.h"
 #include "moe/scenario.h"
+#include "moe/source_map.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace moe {
-
-/// Where each field of a loaded scenario was written, so that later checks can point at it.
-struct SourceLocation {
-    int line = 0; ///< 1-based
-    int column = 0;
-};
-struct SourceMap {
-    std::string file;
-    std::map<std::string, SourceLocation> fields; ///< dotted path -> location
-    /// Location of `field`, or of its nearest written parent ("layout.ep" -> "layout").
-    SourceLocation find(const std::string& field) const;
-};
 
 struct LoadResult {
     std::optional<Scenario> scenario; ///< set only when there are no errors

@@ -7,7 +7,7 @@
 // twice. Each formula is a small named function below, documented in step_costs.cpp next to its
 // code and unit-tested in test_step_costs against hand-derived values.
 //
-// Accounting (README, "The step model"): the step is m micro-batches of the slowest pipeline
+// Accounting (docs/model.md, "One cost model"): the step is m micro-batches of the slowest pipeline
 // stage (DualPipe: rank) - its compute and the transfers its compute waits for - plus the
 // pipeline bubble, the pipeline sends and gradient sync left exposed, and the optimizer. This is
 // what the simulated step's breakdown (Timeline::breakdown) measures on the simulation, and the

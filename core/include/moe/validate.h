@@ -5,7 +5,7 @@
 
 #include "moe/diagnostics.h"
 #include "moe/scenario.h"
-#include "moe/scenario_io.h"
+#include "moe/source_map.h"
 
 namespace moe {
 

@@ -1,9 +1,9 @@
 #pragma once
 // Design warnings: what in a report an architect should act on, each with a stable code, its
-// figures as typed fields and a severity. designWarnings() only reads a finished report (no
-// physics here); its thresholds are named below, in one place. warningText() writes the words
-// from the code and figures: the CLI, the desktop app's warnings panel and the design-review
-// report all show that one text.
+// figures as typed fields and a severity. designWarnings() (design_warnings.h) only reads a
+// finished report (no physics there); its thresholds are named below, in one place. warningText()
+// writes the words from the code and figures: the CLI, the desktop app's warnings panel and the
+// design-review report all show that one text.
 
 #include "moe/scenario.h"
 
@@ -12,8 +12,6 @@
 #include <vector>
 
 namespace moe {
-
-struct Report;
 
 /// When a warning is raised. Not physics constants: where a figure becomes worth a line.
 namespace warning_threshold {
@@ -106,10 +104,6 @@ struct DesignWarning {
     std::vector<int> gpus; ///< what it is about (for highlighting), may be empty
 };
 const char* toString(DesignWarning::Severity s);
-
-/// The warnings of a finished report (its throughput, memory, load and economics), most severe
-/// first.
-std::vector<DesignWarning> designWarnings(const Scenario& scenario, const Report& report);
 
 /// The warning in words: one line, plain, with its figures.
 std::string warningText(const DesignWarning& warning);

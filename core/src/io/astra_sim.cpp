@@ -1,5 +1,6 @@
 #include "moe/io/astra_sim.h"
 
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 #include "moe/io/calculon.h"
 
+#include "moe/format.h"
 #include "moe/json_writer.h"
 #include "moe/placement.h"
 #include "moe/scenario_io.h"

@@ -1,5 +1,6 @@
 #include "moe/io/drawio.h"
 
+#include "moe/format.h"
 #include "moe/json_writer.h"
 #include "moe/topology.h"
 

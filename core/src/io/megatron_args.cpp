@@ -2,6 +2,7 @@
 
 #include "moe/catalog.h"
 #include "moe/edits.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 #include "moe/scenario_io.h"
 

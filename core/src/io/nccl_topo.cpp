@@ -1,5 +1,6 @@
 #include "moe/io/nccl_topo.h"
 
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <pugixml.hpp>

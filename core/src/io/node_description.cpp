@@ -1,6 +1,7 @@
 #include "moe/io/node_description.h"
 
 #include "moe/catalog.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 #include "moe/scenario_io.h"
 

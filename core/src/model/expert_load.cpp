@@ -1,0 +1,697 @@
+// Expert load: seeded routing samples -> tokens per expert -> tokens per EP rank -> imbalance.
+//
+// The model, step by step (see expert_load.h and the guide's "Expert load and the straggler"):
+//   1. popularity p(e) per MoE layer (uniform / Zipf with a seeded permutation per layer /
+//      measured histogram), blended toward uniform by routing.balance;
+//   2. slots = tokens one EP group (token stream) routes per micro-batch x top_k;
+//   3. per layer and sampled stream, counts ~ Multinomial(slots, p), drawn by conditional
+//      binomials down a binary split tree (normal approximation when n*q*(1-q) > 25, exact
+//      inversion otherwise); counts are integers summing exactly to slots;
+//   4. capacity clipping, then tokens per EP rank (replicas split their expert's tokens evenly);
+//   5. imbalance = max / mean over the ranks of a layer.
+// Every random number comes from generators implemented here (splitmix64 + xoshiro256**, a
+// ziggurat for normals), so a seed gives the same numbers with every compiler and standard
+// library; std::*_distribution output is implementation-defined and is not used.
+#include "moe/expert_load.h"
+
+#include "moe/model_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+
+namespace moe {
+
+namespace {
+
+// ---- Deterministic, portable random numbers ------------------------------------------------
+
+/// splitmix64's output function: a bijective 64-bit mixer (Steele, Lea, Flood 2014).
+uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/// Folds one more value into a seed; mixing after every value keeps (a, b) and (b, a) apart.
+uint64_t combine(uint64_t h, uint64_t v) {
+    return mix64(h ^ mix64(v));
+}
+
+// Domain tags so the popularity permutation and the routing samples never share a stream.
+constexpr uint64_t kPopularityTag = 0x706f70756c6172ULL; // "popular"
+constexpr uint64_t kRoutingTag = 0x726f7574696e67ULL;    // "routing"
+
+/// Ziggurat tables: x[i] are the right edges of 128 equal-area (v) layers under the normal
+/// density f(x) = exp(-x^2/2), from x[1] = r (the tail's start) up to x[128] = 0; x[0] = v/f(r)
+/// is the width of the base layer (a box plus the tail). ratio[i] = x[i+1]/x[i] is the share of
+/// layer i that lies under the curve for every height (the fast-accept test).
+struct Ziggurat {
+    static constexpr int kLayers = 128;
+    static constexpr double kR = 3.442619855899;      // tail start for 128 layers
+    static constexpr double kV = 9.91256303526217e-3; // area of each layer
+    double x[kLayers + 1];
+    double ratio[kLayers];
+
+    Ziggurat() {
+        double f = std::exp(-0.5 * kR * kR);
+        x[0] = kV / f;
+        x[1] = kR;
+        x[kLayers] = 0.0;
+        for (int i = 2; i < kLayers; ++i) {
+            x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
+            f = std::exp(-0.5 * x[i] * x[i]);
+        }
+        for (int i = 0; i < kLayers; ++i)
+            ratio[i] = x[i + 1] / x[i];
+    }
+};
+
+const Ziggurat& ziggurat() {
+    static const Ziggurat z; // built once, thread-safe
+    return z;
+}
+
+/// xoshiro256** 1.0 (Blackman & Vigna), seeded through splitmix64 as its authors recommend.
+class Rng {
+public:
+    explicit Rng(uint64_t seed)
+        : zig_(&ziggurat()) {
+        // splitmix64's outputs 1..4: mix64 adds the golden-ratio increment itself.
+        for (uint64_t i = 0; i < 4; ++i)
+            s_[i] = mix64(seed + i * 0x9e3779b97f4a7c15ULL);
+    }
+
+    uint64_t next() {
+        const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+        const uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return result;
+    }
+
+    /// Uniform in [0, 1) with 53 random bits.
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+    /// Uniform integer in [0, n) for 0 < n <= 2^32, by Lemire's multiply-shift on 32 random
+    /// bits (no division; the bias, below n / 2^32, is far too small to matter for shuffling
+    /// experts).
+    uint64_t below(uint64_t n) { return ((next() >> 32) * n) >> 32; }
+
+    /// Uniform in (0, 1): never 0, so its logarithm is finite.
+    double openUniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+
+    /// Standard normal by the ziggurat method (Marsaglia & Tsang 2000, in Doornik's 2005
+    /// ZIGNOR form with 128 boxes): about 99% of draws cost one 64-bit random number, a table
+    /// look-up and a compare, several times cheaper than Box-Muller or the polar method, which
+    /// matters because normals are the inner loop. Only +,*,/,sqrt,exp,log are used, so results
+    /// agree across platforms up to those functions' last-bit rounding.
+    double normal() {
+        const uint64_t bits = next();
+        // Top 53 bits -> u in [-1, 1); the low 7 bits (independent of those) pick the layer.
+        const double u = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0;
+        const int i = static_cast<int>(bits & 0x7f);
+        if (std::abs(u) < zig_->ratio[i])
+            return u * zig_->x[i]; // inside the layer's part that lies under the curve
+        return normalSlow(u, i);
+    }
+
+private:
+    static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+    double normalSlow(double u, int i);
+    const Ziggurat* zig_;
+    uint64_t s_[4]{};
+};
+
+/// The ziggurat's rare cases (about 1% of draws): the tail or a wedge, else a fresh try.
+double Rng::normalSlow(double u, int i) {
+    const Ziggurat& z = *zig_;
+    for (;;) {
+        if (i == 0) {
+            // Base layer beyond r: Marsaglia's tail algorithm, x = r - log(U1)/r accepted
+            // when -2 log(U2) >= (log(U1)/r)^2.
+            double t = 0, y = 0;
+            do {
+                t = std::log(openUniform()) / Ziggurat::kR;
+                y = std::log(openUniform());
+            } while (-2.0 * y < t * t);
+            return u < 0 ? t - Ziggurat::kR : Ziggurat::kR - t;
+        }
+        // The wedge between the curve and the layer's box: accept under the curve.
+        const double xv = u * z.x[i];
+        const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - xv * xv));
+        const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - xv * xv));
+        if (f1 + uniform() * (f0 - f1) < 1.0)
+            return xv;
+        const uint64_t bits = next();
+        u = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0;
+        i = static_cast<int>(bits & 0x7f);
+        if (std::abs(u) < z.ratio[i])
+            return u * z.x[i];
+    }
+}
+
+/// Above this variance n*q*(1-q) a binomial is drawn from its normal approximation. At 25 the
+/// standard deviation is 5 tokens: the normal's skew error (~(1-2q)/(6 sd)) is a fraction of a
+/// token, far below the sampling noise the model cares about, and the exact path below costs
+/// O(mean) steps, which stays small (mean <= 2 * variance for q <= 1/2).
+constexpr double kNormalApproxVariance = 25.0;
+
+/// Exact Binomial(n, q) for q <= 1/2 and n*q*(1-q) <= kNormalApproxVariance, by inversion of
+/// the CDF: P(0) = (1-q)^n, P(k+1) = P(k) * (n-k)/(k+1) * q/(1-q). Then n*q <= 50, so
+/// P(0) >= e^-70 (no underflow) and the search takes n*q + 1 steps on average.
+[[gnu::noinline]] int64_t exactBinomial(int64_t n, double q, Rng& rng) {
+    const double ratio = q / (1.0 - q);
+    double pk = std::exp(static_cast<double>(n) * std::log1p(-q));
+    double cdf = pk;
+    const double u = rng.uniform();
+    int64_t k = 0;
+    while (u > cdf && k < n) {
+        pk *= ratio * static_cast<double>(n - k) / static_cast<double>(k + 1);
+        ++k;
+        cdf += pk;
+        if (pk <= 0.0) // rounding left the CDF just below u; the tail beyond is empty
+            break;
+    }
+    return k;
+}
+
+/// One draw of Binomial(n, q).
+inline int64_t binomial(int64_t n, double q, Rng& rng) {
+    if (n <= 0 || q <= 0.0)
+        return 0;
+    if (q >= 1.0)
+        return n;
+    const double nd = static_cast<double>(n);
+    const double mean = nd * q;
+    const double variance = mean * (1.0 - q);
+    if (variance > kNormalApproxVariance) {
+        // Normal approximation with continuity correction: x = floor(mean + sd*z + 1/2),
+        // clamped to the support [0, n]. After the clamp x >= 0, so truncation is the floor.
+        const double x = mean + std::sqrt(variance) * rng.normal() + 0.5;
+        return static_cast<int64_t>(std::clamp(x, 0.0, nd));
+    }
+    // Bin(n, q) = n - Bin(n, 1 - q): the exact search runs on the smaller side.
+    if (q > 0.5)
+        return n - exactBinomial(n, 1.0 - q, rng);
+    return exactBinomial(n, q, rng);
+}
+
+// ---- Popularity ----------------------------------------------------------------------------
+
+/// Writes the routing probabilities of one MoE layer into p[0..E).
+/// `zipf_weights[r]` = (1/(r+1)^alpha) / sum, shared by all layers; `perm` is scratch of size E.
+void layerPopularity(const RoutingSpec& routing, int layer, int experts,
+                     const std::vector<double>& zipf_weights, std::vector<int>& perm, double* p) {
+    const double uniform = 1.0 / experts;
+    switch (routing.model) {
+    case PopularityModel::uniform:
+        std::fill(p, p + experts, uniform);
+        break;
+    case PopularityModel::zipf: {
+        // Zipf: the expert of popularity rank r (0 = hottest) gets p ∝ 1/(r+1)^alpha. Which
+        // expert holds which rank is a seeded shuffle per layer, mixed from (seed, layer) only:
+        // popularity is a property of the trained model, so it stays put while steps resample
+        // tokens, and different layers have different hot experts, as measured in real MoEs.
+        for (int e = 0; e < experts; ++e)
+            perm[e] = e;
+        Rng rng(combine(combine(routing.seed, kPopularityTag), static_cast<uint64_t>(layer)));
+        for (int i = experts - 1; i > 0; --i) // Fisher-Yates
+            std::swap(perm[i], perm[rng.below(static_cast<uint64_t>(i) + 1)]);
+        for (int r = 0; r < experts; ++r)
+            p[perm[r]] = zipf_weights[r];
+        break;
+    }
+    case PopularityModel::histogram: {
+        // Measured counts: row `layer` (or the single row shared by all layers), normalized.
+        // Validation guarantees the shape; anything else still gives a distribution: missing
+        // columns and negative weights count as 0, and an all-zero row falls back to uniform.
+        const auto& rows = routing.histogram;
+        double total = 0;
+        if (!rows.empty()) {
+            const auto& row =
+                rows.size() == 1 ? rows[0] : rows[static_cast<size_t>(layer) % rows.size()];
+            for (int e = 0; e < experts; ++e) {
+                const double w = e < static_cast<int>(row.size()) ? row[e] : 0.0;
+                p[e] = std::isfinite(w) && w > 0.0 ? w : 0.0;
+                total += p[e];
+            }
+        }
+        if (total > 0.0) {
+            for (int e = 0; e < experts; ++e)
+                p[e] /= total;
+        } else {
+            std::fill(p, p + experts, uniform);
+        }
+        break;
+    }
+    }
+    // Balancing (auxiliary loss or DeepSeek's loss-free bias) pulls the router toward uniform:
+    // p = (1 - balance) * p + balance / E.
+    const double b = std::clamp(routing.balance, 0.0, 1.0);
+    if (b > 0.0)
+        for (int e = 0; e < experts; ++e)
+            p[e] = (1.0 - b) * p[e] + b * uniform;
+}
+
+/// The multinomial is drawn by splitting, not expert by expert: a balanced binary tree over
+/// the experts, each inner node sending Binomial(n, mass(left half) / mass(node)) of its n
+/// slots to its left child and the rest to its right one. That is the conditional-binomial
+/// method with a different conditioning order, exact in distribution and still E - 1 draws,
+/// but a node depends only on its parent: the chain of dependent draws is log2(E) long instead
+/// of E, so the CPU overlaps the draws of one level (a sequential chain is latency-bound on
+/// each draw's sqrt and rounding).
+/// Nodes are in breadth-first order (node 0 = all experts, parents before children); an inner
+/// node's children are `left` and `left + 1`; a leaf (left < 0) is expert `lo`.
+struct SplitTree {
+    std::vector<int> lo, hi, left;
+
+    explicit SplitTree(int experts) {
+        const size_t nodes = experts > 0 ? 2 * static_cast<size_t>(experts) - 1 : 0;
+        lo.reserve(nodes);
+        hi.reserve(nodes);
+        left.reserve(nodes);
+        if (experts <= 0)
+            return;
+        lo.push_back(0);
+        hi.push_back(experts);
+        left.push_back(-1);
+        for (size_t i = 0; i < lo.size(); ++i) {
+            if (hi[i] - lo[i] < 2)
+                continue;
+            const int mid = lo[i] + (hi[i] - lo[i]) / 2;
+            left[i] = static_cast<int>(lo.size());
+            lo.push_back(lo[i]);
+            hi.push_back(mid);
+            left.push_back(-1);
+            lo.push_back(mid);
+            hi.push_back(hi[i]);
+            left.push_back(-1);
+        }
+    }
+    int size() const { return static_cast<int>(lo.size()); }
+};
+
+/// The pipeline stage holding each MoE layer. Layers split over pp*vpp chunks as evenly as
+/// possible, earlier chunks taking the remainder, chunk c on stage c % pp (the rule
+/// splitLayers in model_costs.h documents; the tests check the two agree).
+std::vector<int> stageOfMoeLayers(const ModelSpec& model, const LayoutSpec& layout) {
+    const int moe_layers = std::max(0, model.moeLayers());
+    std::vector<int> stage(static_cast<size_t>(moe_layers), 0);
+    const int pp = std::max(1, layout.pp);
+    const int chunks = pp * std::max(1, layout.vpp);
+    const int layers = std::max(0, model.layers);
+    const int base = layers / chunks;
+    const int rem = layers % chunks;
+    int chunk = 0;
+    int chunk_end = base + (0 < rem ? 1 : 0); // first layer after chunk 0
+    for (int m = 0; m < moe_layers; ++m) {
+        const int layer = model.dense_layers + m;
+        while (layer >= chunk_end && chunk + 1 < chunks) {
+            ++chunk;
+            chunk_end += base + (chunk < rem ? 1 : 0);
+        }
+        stage[m] = chunk % pp;
+    }
+    return stage;
+}
+
+struct SampleShape {
+    int groups = 1;    ///< token streams sampled per layer
+    int64_t slots = 0; ///< token slots per stream per micro-batch
+};
+
+SampleShape sampleShape(const Scenario& scenario) {
+    const ModelSpec& model = scenario.model;
+    const LayoutSpec& layout = scenario.layout;
+    SampleShape shape;
+    // Distinct token streams per layer: the EP groups of the stage holding it that see
+    // different tokens. There are etp * edp EP groups per stage, but the etp shards of one EP
+    // rank process the same tokens (Megatron all-gathers dispatched tokens over the ETP group),
+    // so the streams are the expert-DP replicas: edp = TP*CP*DP / (EP*ETP). Sampling more than
+    // kMaxSampledGroups of them adds nothing visible and would cost time.
+    const int ep = std::max(1, layout.ep);
+    const int64_t dense_inner =
+        int64_t{std::max(1, layout.tp)} * std::max(1, layout.cp) * std::max(1, layout.dp);
+    const int64_t streams64 = dense_inner / (int64_t{ep} * std::max(1, layout.etp));
+    // = min(layout.expertDp(), kMaxSampledGroups), computed so that no degree divides by 0.
+    shape.groups = static_cast<int>(std::clamp<int64_t>(streams64, 1, kMaxSampledGroups));
+
+    // Token slots per stream per micro-batch: each of the EP*ETP GPUs of a stream contributes
+    // tokensPerGpuPerMicroBatch = micro_batch * seq_len / (cp * tp) tokens, each routed to top_k
+    // experts: slots = ep * etp * tokens_per_gpu * top_k. (With ETP = 1 this is
+    // ep * tokens_per_gpu * top_k; the etp factor keeps the stage's slots = dp * mbs * seq * k.)
+    const double tokens_per_gpu = tokensPerGpuPerMicroBatch(scenario);
+    const double slots_real = static_cast<double>(ep) * std::max(1, layout.etp) * tokens_per_gpu *
+                              std::max(0, model.top_k);
+    shape.slots =
+        std::isfinite(slots_real) && slots_real > 0 ? std::llround(slots_real) : int64_t{0};
+    return shape;
+}
+
+ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
+    const SampleShape shape = sampleShape(scenario);
+    ExpertLoadCache::Key key;
+    key.routing = scenario.routing;
+    key.experts = scenario.model.experts;
+    key.moe_layers = scenario.model.moeLayers();
+    key.capacity_factor = scenario.model.capacity_factor;
+    key.ep = scenario.layout.ep;
+    key.groups = shape.groups;
+    key.token_slots = shape.slots;
+    key.expert_placement = scenario.layout.expert_placement;
+    key.step = step;
+    return key;
+}
+
+} // namespace
+
+const ExpertLoad* ExpertLoadCache::find(const Key& key) const {
+    for (const auto& [k, load] : entries_)
+        if (k == key)
+            return &load;
+    return nullptr;
+}
+
+namespace {
+size_t sampleBytes(const ExpertLoad& load) {
+    return sizeof(double) * (load.popularity.size() + load.tokens_per_expert.size() +
+                             load.rank_tokens.size() + load.imbalance_per_layer.size() +
+                             load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
+}
+} // namespace
+
+void ExpertLoadCache::store(Key key, const ExpertLoad& load) {
+    const size_t bytes = sampleBytes(load);
+    if (bytes > kBudgetBytes)
+        return;
+    while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
+        bytes_ -= sampleBytes(entries_.front().second);
+        entries_.pop_front();
+    }
+    entries_.emplace_back(std::move(key), load);
+    bytes_ += bytes;
+}
+
+double tokenSlotsPerGroup(const Scenario& scenario) {
+    if (!scenario.model.isMoe())
+        return 0;
+    return static_cast<double>(sampleShape(scenario).slots);
+}
+
+ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
+                            ExpertLoadCache& cache) {
+    if (!scenario.model.isMoe())
+        return sampleExpertLoad(scenario, placement, step);
+    ExpertLoadCache::Key key = cacheKey(scenario, step);
+    if (const ExpertLoad* hit = cache.find(key)) {
+        ++cache.hits;
+        ExpertLoad load = *hit;
+        // The one part that follows the pipeline split rather than the routing.
+        load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
+        return load;
+    }
+    ++cache.misses;
+    ExpertLoad load = sampleExpertLoad(scenario, placement, step);
+    cache.store(std::move(key), load);
+    return load;
+}
+
+ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step) {
+    ExpertLoad load;
+    const ModelSpec& model = scenario.model;
+    const LayoutSpec& layout = scenario.layout;
+    if (!model.isMoe() || model.moeLayers() <= 0 || layout.ep < 1)
+        return load;
+
+    const int layers = model.moeLayers();
+    const int experts = model.experts;
+    const int ep = layout.ep;
+    load.moe_layers = layers;
+    load.experts = experts;
+    load.ep = ep;
+
+    const SampleShape shape = sampleShape(scenario);
+    const int groups = shape.groups;
+    load.sampled_groups = groups;
+    const int64_t slots = shape.slots;
+    load.slots_per_group = static_cast<double>(slots);
+
+    // Capacity per expert (Megatron's token-drop rule): ceil(C * slots / E) token slots; slots
+    // beyond it are dropped (not computed, not sent). Replicas of an expert share its capacity:
+    // dropping happens at the router, before the replicas split the tokens. C = 0 is dropless.
+    const double c = model.capacity_factor;
+    const bool dropping = c > 0.0;
+    const double capacity =
+        dropping ? std::ceil(c * static_cast<double>(slots) / experts - 1e-9) : 0.0;
+
+    const size_t pe = static_cast<size_t>(layers) * experts;
+    load.popularity.assign(pe, 0.0);
+    load.tokens_per_expert.assign(pe, 0.0);
+    load.rank_tokens.assign(static_cast<size_t>(layers) * groups * ep, 0.0);
+    load.imbalance_per_layer.assign(static_cast<size_t>(layers), 1.0);
+    load.dropped_share_per_layer.assign(static_cast<size_t>(layers), 0.0);
+    load.stage_of_layer = stageOfMoeLayers(model, layout);
+
+    // Scratch, allocated once.
+    std::vector<double> zipf_weights;
+    if (scenario.routing.model == PopularityModel::zipf) {
+        zipf_weights.resize(static_cast<size_t>(experts));
+        const double alpha = std::max(0.0, scenario.routing.zipf_alpha);
+        double total = 0;
+        for (int r = 0; r < experts; ++r) {
+            zipf_weights[r] = 1.0 / std::pow(static_cast<double>(r + 1), alpha);
+            total += zipf_weights[r];
+        }
+        for (double& w : zipf_weights)
+            w /= total; // normalized once here, not per layer
+    }
+    std::vector<int> perm(static_cast<size_t>(experts));
+    const SplitTree tree(experts);
+    const int nodes = tree.size();
+    std::vector<double> mass(static_cast<size_t>(nodes));    // popularity of the node's experts
+    std::vector<double> split_q(static_cast<size_t>(nodes)); // share its left child gets
+    std::vector<int64_t> node_slots(static_cast<size_t>(nodes));
+    std::vector<int64_t> counts(static_cast<size_t>(experts));
+    // The layer's expert map, flattened: expert e's valid EP ranks are
+    // holder_rank[holder_begin[e] .. holder_begin[e+1]), each taking inv_replicas[e] of its
+    // tokens. Rebuilt only when the map changes (layers without entries share one map).
+    std::vector<int> holder_begin(static_cast<size_t>(experts) + 1);
+    std::vector<int> holder_rank;
+    holder_rank.reserve(static_cast<size_t>(experts) * 2);
+    std::vector<double> inv_replicas(static_cast<size_t>(experts));
+    const ExpertMap* flattened = nullptr;
+    const double inv_groups = 1.0 / groups;
+
+    const uint64_t step_seed = combine(combine(scenario.routing.seed, kRoutingTag), step);
+    double total_dropped = 0;
+    double best_ratio = 1.0;
+    double hottest_tokens = -1;
+
+    for (int layer = 0; layer < layers; ++layer) {
+        double* p = load.popularity.data() + static_cast<size_t>(layer) * experts;
+        layerPopularity(scenario.routing, layer, experts, zipf_weights, perm, p);
+        // Split probabilities, per layer so the per-group loop has no division:
+        // q(node) = mass(left) / mass(node). Masses are summed bottom-up, so a half with no
+        // weight has mass exactly 0 and gets exactly no slots (q = 0 or 1), which differences
+        // of rounded prefix sums could miss.
+        for (int i = nodes - 1; i >= 0; --i) {
+            const int l = tree.left[i];
+            if (l < 0) {
+                mass[i] = p[tree.lo[i]];
+                continue;
+            }
+            mass[i] = mass[l] + mass[l + 1];
+            split_q[i] = mass[l] <= 0.0 ? 0.0 : mass[l + 1] <= 0.0 ? 1.0 : mass[l] / mass[i];
+        }
+
+        const ExpertMap& map = placement.expertsForLayer(layer);
+        if (&map != flattened) {
+            flattened = &map;
+            // A map that does not cover the experts (a scenario that failed validation) places
+            // nothing rather than reading past its end.
+            const bool map_ok = static_cast<int>(map.ranks_of_expert.size()) == experts;
+            holder_rank.clear();
+            for (int e = 0; e < experts; ++e) {
+                holder_begin[e] = static_cast<int>(holder_rank.size());
+                if (map_ok)
+                    for (int r : map.ranks_of_expert[e])
+                        if (r >= 0 && r < ep)
+                            holder_rank.push_back(r);
+                const int n = static_cast<int>(holder_rank.size()) - holder_begin[e];
+                inv_replicas[e] = n > 0 ? 1.0 / n : 0.0;
+            }
+            holder_begin[experts] = static_cast<int>(holder_rank.size());
+        }
+        double* per_expert = load.tokens_per_expert.data() + static_cast<size_t>(layer) * experts;
+        const uint64_t layer_seed = combine(step_seed, static_cast<uint64_t>(layer));
+        double layer_dropped = 0, layer_sum = 0, layer_max = 0;
+        int max_group = 0, max_rank = 0;
+
+        for (int g = 0; g < groups; ++g) {
+            Rng rng(combine(layer_seed, static_cast<uint64_t>(g)));
+            // Multinomial(slots, p) by conditional binomials down the split tree (see
+            // SplitTree): counts are non-negative integers summing exactly to slots, E - 1
+            // draws. (A layer with no mass at all, which the popularity models never produce,
+            // would send every slot to the last expert.)
+            node_slots[0] = slots;
+            for (int i = 0; i < nodes; ++i) {
+                const int l = tree.left[i];
+                if (l < 0) {
+                    counts[tree.lo[i]] = node_slots[i];
+                    continue;
+                }
+                const int64_t x = binomial(node_slots[i], split_q[i], rng);
+                node_slots[l] = x;
+                node_slots[l + 1] = node_slots[i] - x;
+            }
+
+            double* ranks =
+                load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
+            for (int e = 0; e < experts; ++e) {
+                const double routed = static_cast<double>(counts[e]);
+                per_expert[e] += routed * inv_groups;
+                // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
+                const double kept = dropping ? std::min(routed, capacity) : routed;
+                layer_dropped += routed - kept;
+                // Replicas split their expert's tokens evenly: rank tokens = sum over its
+                // experts of count(e) / replicas(e).
+                const double share = kept * inv_replicas[e];
+                for (int h = holder_begin[e]; h < holder_begin[e + 1]; ++h)
+                    ranks[holder_rank[h]] += share;
+            }
+            for (int r = 0; r < ep; ++r) {
+                layer_sum += ranks[r];
+                if (ranks[r] > layer_max) {
+                    layer_max = ranks[r];
+                    max_group = g;
+                    max_rank = r;
+                }
+            }
+        }
+
+        // Imbalance = max over (groups, ranks) / mean over all ranks of the layer: the EP group
+        // waits for its slowest rank, and the step for its slowest group.
+        const double mean = layer_sum / (static_cast<double>(groups) * ep);
+        const double ratio = mean > 0.0 ? layer_max / mean : 1.0;
+        load.imbalance_per_layer[layer] = ratio;
+        const double layer_slots = static_cast<double>(slots) * groups;
+        load.dropped_share_per_layer[layer] = layer_slots > 0 ? layer_dropped / layer_slots : 0.0;
+        total_dropped += layer_dropped;
+        best_ratio = std::max(best_ratio, ratio);
+        // The hottest rank is the one with the most tokens (what its compute time follows);
+        // without drops every layer has the same mean, so it also has the largest ratio.
+        if (layer_max > hottest_tokens) {
+            hottest_tokens = layer_max;
+            load.hottest_layer = layer;
+            load.hottest_group = max_group;
+            load.hottest_rank = max_rank;
+        }
+    }
+
+    // Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
+    // over layers.
+    load.imbalance_per_group.assign(static_cast<size_t>(groups), 0.0);
+    for (int layer = 0; layer < layers; ++layer) {
+        const double* layer_ranks =
+            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
+        double layer_total = 0;
+        for (int i = 0; i < groups * ep; ++i)
+            layer_total += layer_ranks[i];
+        const double mean = layer_total / (static_cast<double>(groups) * ep);
+        for (int g = 0; g < groups; ++g) {
+            const double busiest = *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
+                                                     layer_ranks + static_cast<size_t>(g + 1) * ep);
+            load.imbalance_per_group[static_cast<size_t>(g)] +=
+                (mean > 0.0 ? busiest / mean : 1.0) / layers;
+        }
+    }
+
+    double sum_ratio = 0;
+    for (double r : load.imbalance_per_layer)
+        sum_ratio += r;
+    load.max_imbalance = best_ratio;
+    load.mean_imbalance = sum_ratio / layers;
+    const double all_slots = static_cast<double>(slots) * groups * layers;
+    load.dropped_share = all_slots > 0 ? total_dropped / all_slots : 0.0;
+    return load;
+}
+
+double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers) const {
+    if (sampled_groups < 1 || ep < 1)
+        return 1.0;
+    const size_t groups = static_cast<size_t>(sampled_groups);
+    const size_t ranks = static_cast<size_t>(ep);
+    std::vector<double> sum_ratio(groups, 0.0);
+    int counted = 0;
+    for (const int layer : layers) {
+        if (layer < 0 || layer >= moe_layers)
+            continue;
+        const double* layer_ranks =
+            rank_tokens.data() + static_cast<size_t>(layer) * groups * ranks;
+        const double mean =
+            std::accumulate(layer_ranks, layer_ranks + groups * ranks, 0.0) / (groups * ranks);
+        if (mean <= 0.0)
+            continue;
+        for (size_t g = 0; g < groups; ++g)
+            sum_ratio[g] +=
+                *std::max_element(layer_ranks + g * ranks, layer_ranks + (g + 1) * ranks) / mean;
+        ++counted;
+    }
+    if (counted == 0)
+        return 1.0;
+    return std::max(1.0, *std::max_element(sum_ratio.begin(), sum_ratio.end()) / counted);
+}
+
+double ExpertLoad::gpuTokens(const Placement& placement, int gpu, int layer) const {
+    if (layer < 0 || layer >= moe_layers || sampled_groups < 1 || gpu < 0 ||
+        gpu >= static_cast<int>(placement.coords.size()))
+        return 0.0;
+    const RankCoords& rc = placement.coords[gpu];
+    // Stages that do not hold the layer carry none of its tokens.
+    if (layer < static_cast<int>(stage_of_layer.size()) && rc.pp != stage_of_layer[layer])
+        return 0.0;
+    if (rc.ep < 0 || rc.ep >= ep)
+        return 0.0;
+    // Token stream = the GPU's expert-DP coordinate; with more streams than sampled groups,
+    // stream i reuses sample i % sampled_groups (deterministic, and every sample is shown).
+    const int group = (rc.edp >= 0 ? rc.edp : 0) % sampled_groups;
+    const size_t i = (static_cast<size_t>(layer) * sampled_groups + group) * ep + rc.ep;
+    return i < rank_tokens.size() ? rank_tokens[i] : 0.0;
+}
+
+int ExpertLoad::hottestGpu(const Placement& placement) const {
+    // The hottest sample lives in (hottest_layer, hottest_group, hottest_rank); the first GPU
+    // (lowest id) that maps onto it carries it. Fall back to a scan if none does (e.g. a
+    // placement without expert coordinates).
+    const int gpus = static_cast<int>(placement.coords.size());
+    if (gpus == 0)
+        return 0;
+    const int stage =
+        hottest_layer < static_cast<int>(stage_of_layer.size()) ? stage_of_layer[hottest_layer] : 0;
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+        const RankCoords& rc = placement.coords[gpu];
+        if (sampled_groups > 0 && rc.pp == stage && rc.ep == hottest_rank &&
+            rc.edp % sampled_groups == hottest_group)
+            return gpu;
+    }
+    int best = 0;
+    double best_tokens = -1;
+    for (int gpu = 0; gpu < gpus; ++gpu)
+        for (int layer = 0; layer < moe_layers; ++layer) {
+            const double t = gpuTokens(placement, gpu, layer);
+            if (t > best_tokens) {
+                best_tokens = t;
+                best = gpu;
+            }
+        }
+    return best;
+}
+
+} // namespace moe

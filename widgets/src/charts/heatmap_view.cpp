@@ -1,0 +1,676 @@
+#include "moe_widgets/charts/heatmap_view.h"
+
+#include "charts/chart_support.h"
+#include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/scenario_document.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace moe::widgets {
+
+using detail::formatCount;
+using detail::formatPercent;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const QColor kHotColor(0xD62728);
+
+QCPColorGradient loadGradient(const QColor& nan_color) {
+    // The shared utilization ramp, so "hot" looks the same here and in the topology.
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    for (int i = 0; i <= 8; ++i)
+        gradient.setColorStopAt(i / 8.0, utilizationColor(i / 8.0));
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(nan_color);
+    return gradient;
+}
+
+/// Pipeline stage numbers centred on each stage's block of GPU columns, thinned out so they
+/// never overlap at the axis' current width and zoom.
+class StageTicker : public QCPAxisTicker {
+public:
+    StageTicker(QCPAxis* axis, std::vector<double> centers, std::vector<int> stages)
+        : axis_(axis)
+        , centers_(std::move(centers))
+        , stages_(std::move(stages)) {}
+    void generate(const QCPRange& range, const QLocale&, QChar, int, QVector<double>& ticks,
+                  QVector<double>* sub_ticks, QVector<QString>* labels) override {
+        ticks.clear();
+        if (sub_ticks)
+            sub_ticks->clear();
+        if (labels)
+            labels->clear();
+        std::vector<size_t> visible;
+        for (size_t i = 0; i < centers_.size(); ++i)
+            if (range.contains(centers_[i]))
+                visible.push_back(i);
+        const double width =
+            axis_->axisRect() && axis_->axisRect()->width() > 0 ? axis_->axisRect()->width() : 800;
+        const auto every = static_cast<size_t>(
+            std::max(1.0, std::ceil(static_cast<double>(visible.size()) * 28 / width)));
+        for (size_t k = 0; k < visible.size(); k += every) {
+            ticks << centers_[visible[k]];
+            if (labels)
+                *labels << QString::number(stages_[visible[k]]);
+        }
+    }
+
+private:
+    QCPAxis* axis_;
+    std::vector<double> centers_;
+    std::vector<int> stages_;
+};
+
+/// Items drawn for the data (stage separators, highlighted GPUs) carry this name so a rebuild
+/// can remove them without touching the fixed markers.
+const QString kDecorName = QStringLiteral("heatmap-decor");
+
+} // namespace
+
+HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , document_(document)
+    , state_(state) {
+    setObjectName(QStringLiteral("HeatmapView"));
+    mode_box_ = new QComboBox(this);
+    mode_box_->addItem(tr("GPU × MoE layer"), static_cast<int>(Mode::gpu_by_layer));
+    mode_box_->addItem(tr("Expert × MoE layer"), static_cast<int>(Mode::expert_by_layer));
+    mode_box_->setToolTip(tr("Columns: the GPUs (tokens their experts receive) or the experts"));
+    next_ = new QPushButton(tr("Next step ▸"), this);
+    next_->setToolTip(tr("Resample the routing: show the expert load of the next training step"));
+    first_ = new QToolButton(this);
+    first_->setText(tr("Step 0"));
+    first_->setToolTip(tr("Back to the first routing sample"));
+    // Under the controls, wrapped: a narrow dock shows all of it instead of clipping it.
+    summary_ = new QLabel(this);
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    summary_->setContentsMargins(8, 0, 8, 2);
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 2);
+    bar->addWidget(new QLabel(tr("Show"), this));
+    bar->addWidget(mode_box_);
+    bar->addSpacing(8);
+    bar->addWidget(first_);
+    bar->addWidget(next_);
+    bar->addStretch(1);
+
+    plot_ = new QCustomPlot(this);
+    plot_->setNoAntialiasingOnDrag(true);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+
+    // Layout: title, [map | colour scale], footer.
+    QCPLayoutGrid* main = plot_->plotLayout();
+    QCPAxisRect* rect = plot_->axisRect();
+    main->take(rect);
+    main->simplify();
+    auto* middle = new QCPLayoutGrid;
+    title_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 13, QFont::Bold));
+    footer_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 9));
+    footer_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap);
+    footer_->setMargins(QMargins(12, 4, 12, 6));
+    main->addElement(0, 0, title_);
+    main->addElement(1, 0, middle);
+    main->addElement(2, 0, footer_);
+    middle->addElement(0, 0, rect);
+    scale_ = new QCPColorScale(plot_);
+    middle->addElement(0, 1, scale_);
+    scale_->setType(QCPAxis::atRight);
+    scale_->setBarWidth(14);
+    scale_->axis()->setLabel(tr("token slots per micro-batch"));
+    auto* margins = new QCPMarginGroup(plot_);
+    rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+
+    map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+    map_->setColorScale(scale_);
+    map_->setInterpolate(false);
+    map_->setTightBoundary(false);
+    plot_->yAxis->setLabel(tr("MoE layer"));
+    plot_->yAxis->grid()->setVisible(false);
+    plot_->xAxis->grid()->setVisible(false);
+
+    hot_marker_ = new QCPItemTracer(plot_);
+    hot_marker_->setStyle(QCPItemTracer::tsCircle);
+    hot_marker_->setSize(13);
+    hot_marker_->setPen(QPen(kHotColor, 2.5));
+    hot_marker_->setBrush(Qt::NoBrush);
+    hot_label_ = new QCPItemText(plot_);
+    hot_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    hot_label_->setPadding(QMargins(5, 2, 5, 2));
+    hot_label_->setClipToAxisRect(true);
+    // Pixels away from the marked cell, whatever the zoom.
+    hot_label_->position->setParentAnchor(hot_marker_->position);
+    hot_label_->position->setType(QCPItemPosition::ptAbsolute);
+    selected_line_ = new QCPItemStraightLine(plot_);
+    selected_line_->setVisible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(summary_);
+    layout->addWidget(plot_, 1);
+
+    connect(mode_box_, &QComboBox::activated, this,
+            [this](int index) { setMode(static_cast<Mode>(mode_box_->itemData(index).toInt())); });
+    connect(next_, &QPushButton::clicked, this, &HeatmapView::requestNextStep);
+    connect(first_, &QToolButton::clicked, this, &HeatmapView::requestFirstStep);
+    connect(plot_, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
+    connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapView::placeHotLabel);
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+        plot_->xAxis->setRange(-0.5, columns_ - 0.5);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    });
+    // Zooming stays inside the matrix.
+    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& range) {
+                const QCPRange bounds(-0.5, std::max(0, columns_) - 0.5);
+                QCPRange r = range;
+                if (r.size() > bounds.size() || r.size() < 1)
+                    r = r.size() < 1 ? QCPRange(r.center() - 0.5, r.center() + 0.5) : bounds;
+                if (r.lower < bounds.lower)
+                    r = QCPRange(bounds.lower, bounds.lower + r.size());
+                if (r.upper > bounds.upper)
+                    r = QCPRange(bounds.upper - r.size(), bounds.upper);
+                if (r != range)
+                    plot_->xAxis->setRange(r);
+            });
+    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->xAxis2,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    if (state_) {
+        connect(state_, &ViewState::highlightChanged, this, &HeatmapView::updateMarkers);
+        connect(state_, &ViewState::selectedGpuChanged, this, &HeatmapView::updateMarkers);
+    }
+    applyTheme(detail::isDark(palette()));
+    rebuild();
+}
+
+HeatmapView::~HeatmapView() = default;
+
+bool HeatmapView::event(QEvent* event) {
+    if ((event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) && plot_) {
+        applyTheme(detail::isDark(palette()));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return QWidget::event(event);
+}
+
+void HeatmapView::applyTheme(bool dark) {
+    dark_ = dark;
+    const detail::ViewTheme t = detail::viewTheme(dark);
+    plot_->setBackground(t.background);
+    plot_->axisRect()->setBackground(t.background);
+    for (QCPAxis* axis :
+         {plot_->xAxis, plot_->yAxis, plot_->xAxis2, plot_->yAxis2, scale_->axis()}) {
+        axis->setBasePen(QPen(t.muted, 1));
+        axis->setTickPen(QPen(t.muted, 1));
+        axis->setSubTickPen(QPen(t.muted, 1));
+        axis->setTickLabelColor(t.text);
+        axis->setLabelColor(t.text);
+    }
+    title_->setTextColor(t.text);
+    footer_->setTextColor(t.muted);
+    map_->setGradient(loadGradient(t.no_data));
+    hot_label_->setColor(t.text);
+    QColor label_bg = t.background;
+    label_bg.setAlpha(230);
+    hot_label_->setBrush(label_bg);
+    hot_label_->setPen(QPen(kHotColor, 1));
+    selected_line_->setPen(QPen(t.text, 1.5, Qt::DashLine));
+    for (int i = 0; i < plot_->itemCount(); ++i) {
+        QCPAbstractItem* item = plot_->item(i);
+        if (item->objectName() != kDecorName)
+            continue;
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(item))
+            line->setPen(QPen(t.muted, 1, Qt::DashLine));
+        if (auto* band = qobject_cast<QCPItemRect*>(item)) {
+            QColor fill = t.highlight;
+            fill.setAlpha(45);
+            band->setPen(QPen(t.highlight, 1.5));
+            band->setBrush(fill);
+        }
+    }
+}
+
+uint64_t HeatmapView::routingStep() const {
+    return result_ ? result_->routing_step : 0;
+}
+
+void HeatmapView::requestNextStep() {
+    const uint64_t step = routingStep() + 1;
+    if (state_)
+        state_->setRoutingStep(step);
+    emit resampleRequested(step);
+}
+
+void HeatmapView::requestFirstStep() {
+    if (state_)
+        state_->setRoutingStep(0);
+    emit resampleRequested(0);
+}
+
+void HeatmapView::setMode(Mode mode) {
+    mode_box_->setCurrentIndex(mode_box_->findData(static_cast<int>(mode)));
+    if (mode == mode_)
+        return;
+    mode_ = mode;
+    rebuild();
+}
+
+void HeatmapView::showResult(const EvaluationResultPtr& result) {
+    result_ = result;
+    rebuild();
+}
+
+double HeatmapView::cellValue(int column, int row) const {
+    if (column < 0 || row < 0 || column >= columns_ || row >= rows_)
+        return kNaN;
+    return cells_[static_cast<size_t>(row) * static_cast<size_t>(columns_) +
+                  static_cast<size_t>(column)];
+}
+
+void HeatmapView::rebuild() {
+    // Data-dependent items go; the fixed markers stay.
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i)->objectName() == kDecorName)
+            plot_->removeItem(i);
+    columns_ = 0;
+    rows_ = 0;
+    cells_.clear();
+    row_mean_.clear();
+    hot_column_ = hot_row_ = -1;
+
+    const bool moe = result_ && result_->report.placement && result_->report.load.moe_layers > 0 &&
+                     result_->report.load.experts > 0;
+    next_->setEnabled(moe);
+    first_->setEnabled(moe && routingStep() > 0);
+    if (!moe) {
+        map_->data()->setSize(1, 1);
+        map_->data()->setRange(QCPRange(0, 0), QCPRange(0, 0));
+        map_->data()->setCell(0, 0, kNaN);
+        export_title_ = result_ ? tr("Expert load — %1 has no MoE layers")
+                                      .arg(QString::fromStdString(result_->scenario.name))
+                                : tr("Expert load — no result yet");
+        export_footer_.clear();
+        title_->setText(result_ ? export_title_ : QString());
+        footer_->setText(QString());
+        summary_->setText(result_ ? tr("dense model: no routing") : QString());
+        hot_marker_->setVisible(false);
+        hot_label_->setVisible(false);
+        selected_line_->setVisible(false);
+        plot_->xAxis2->setVisible(false);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+
+    const Scenario& s = result_->scenario;
+    const Report& r = result_->report;
+    const ExpertLoad& load = r.load;
+    const Placement& placement = *r.placement;
+    const bool gpus = mode_ == Mode::gpu_by_layer;
+    columns_ = gpus ? r.gpus : load.experts;
+    rows_ = load.moe_layers;
+    cells_.assign(static_cast<size_t>(columns_) * static_cast<size_t>(rows_), kNaN);
+    row_mean_.assign(static_cast<size_t>(rows_), 0.0);
+    double max_value = 0;
+    for (int row = 0; row < rows_; ++row) {
+        const int stage = row < static_cast<int>(load.stage_of_layer.size())
+                              ? load.stage_of_layer[static_cast<size_t>(row)]
+                              : -1;
+        double sum = 0;
+        int count = 0;
+        for (int column = 0; column < columns_; ++column) {
+            double value = kNaN;
+            if (gpus) {
+                if (stage < 0 || placement.coords[static_cast<size_t>(column)].pp == stage)
+                    value = load.gpuTokens(placement, column, row);
+            } else {
+                value = load.tokens_per_expert[static_cast<size_t>(row) *
+                                                   static_cast<size_t>(columns_) +
+                                               static_cast<size_t>(column)];
+            }
+            cells_[static_cast<size_t>(row) * static_cast<size_t>(columns_) +
+                   static_cast<size_t>(column)] = value;
+            if (std::isfinite(value)) {
+                sum += value;
+                ++count;
+                max_value = std::max(max_value, value);
+            }
+        }
+        row_mean_[static_cast<size_t>(row)] = count > 0 ? sum / count : 0;
+    }
+
+    QCPColorMapData* data = map_->data();
+    data->setSize(columns_, rows_);
+    data->setRange(QCPRange(0, columns_ - 1), QCPRange(0, rows_ - 1));
+    for (int row = 0; row < rows_; ++row)
+        for (int column = 0; column < columns_; ++column)
+            data->setCell(column, row, cellValue(column, row));
+    map_->setDataRange(QCPRange(0, max_value > 0 ? max_value : 1));
+    plot_->xAxis->setRange(-0.5, columns_ - 0.5);
+    plot_->yAxis->setRange(-0.5, rows_ - 0.5);
+    plot_->xAxis->setLabel(gpus ? tr("GPU") : tr("expert"));
+
+    // The hottest cell: the report's own answer for GPUs, the busiest expert otherwise.
+    if (gpus) {
+        hot_column_ = load.hottestGpu(placement);
+        hot_row_ = load.hottest_layer;
+    } else {
+        double best = -1;
+        for (int row = 0; row < rows_; ++row)
+            for (int column = 0; column < columns_; ++column)
+                if (const double v = cellValue(column, row); std::isfinite(v) && v > best) {
+                    best = v;
+                    hot_column_ = column;
+                    hot_row_ = row;
+                }
+    }
+
+    // Pipeline stages as labelled column blocks when each stage is a contiguous run of GPUs.
+    plot_->xAxis2->setVisible(false);
+    if (gpus && s.layout.pp > 1) {
+        std::vector<int> starts{0};
+        bool contiguous = true;
+        std::vector<int> seen(static_cast<size_t>(s.layout.pp), 0);
+        seen[static_cast<size_t>(placement.coords[0].pp)] = 1;
+        for (int gpu = 1; gpu < columns_ && contiguous; ++gpu) {
+            const int stage = placement.coords[static_cast<size_t>(gpu)].pp;
+            if (stage != placement.coords[static_cast<size_t>(gpu - 1)].pp) {
+                contiguous = !seen[static_cast<size_t>(stage)];
+                seen[static_cast<size_t>(stage)] = 1;
+                starts.push_back(gpu);
+            }
+        }
+        if (contiguous) {
+            std::vector<double> centers;
+            std::vector<int> stages;
+            for (size_t i = 0; i < starts.size(); ++i) {
+                const int begin = starts[i];
+                const int end = i + 1 < starts.size() ? starts[i + 1] : columns_;
+                centers.push_back((begin + end - 1) / 2.0);
+                stages.push_back(placement.coords[static_cast<size_t>(begin)].pp);
+                if (i > 0) {
+                    auto* line = new QCPItemStraightLine(plot_);
+                    line->setObjectName(kDecorName);
+                    line->setSelectable(false);
+                    line->point1->setCoords(begin - 0.5, 0);
+                    line->point2->setCoords(begin - 0.5, 1);
+                    line->setPen(QPen(detail::viewTheme(dark_).muted, 1, Qt::DashLine));
+                }
+            }
+            auto ticker = QSharedPointer<StageTicker>::create(plot_->xAxis2, std::move(centers),
+                                                              std::move(stages));
+            plot_->xAxis2->setVisible(true);
+            plot_->xAxis2->setLabel(tr("pipeline stage"));
+            plot_->xAxis2->setTicker(ticker);
+            plot_->xAxis2->setTickLabels(true);
+            plot_->xAxis2->setTicks(true);
+            plot_->xAxis2->setSubTicks(false);
+            plot_->xAxis2->setTickLength(0, 4);
+            plot_->xAxis2->setRange(plot_->xAxis->range());
+        }
+    }
+
+    const QString name = QString::fromStdString(s.name);
+    export_title_ =
+        (gpus ? tr("Expert load — %1: token slots per GPU and MoE layer · routing step %2")
+                    .arg(name)
+                    .arg(routingStep())
+              : tr("Expert load — %1: token slots per expert and MoE layer · routing step %2")
+                    .arg(name)
+                    .arg(routingStep()));
+    const RoutingSpec& routing = s.routing;
+    QString model = QString::fromLatin1(toString(routing.model));
+    if (routing.model == PopularityModel::zipf)
+        model += QStringLiteral(" α %1").arg(routing.zipf_alpha);
+    model += QStringLiteral(", balance %1, seed %2").arg(routing.balance).arg(routing.seed);
+    export_footer_ =
+        ((gpus ? tr("Token slots (tokens × top-%1) that reach each GPU's experts in one "
+                    "micro-batch. "
+                    "Grey: the GPU's pipeline stage does not hold that layer. ")
+                     .arg(s.model.top_k)
+               : tr("Token slots per expert in one micro-batch, averaged over the %1 sampled EP "
+                    "groups. ")
+                     .arg(load.sampled_groups)) +
+         tr("Red circle: the hottest cell. Routing: %1.").arg(model));
+    // On screen the dock names the view and the toolbar summarises it; the explanation is the
+    // summary's tooltip. Exports carry both as title and footnote.
+    title_->setText(QString());
+    footer_->setText(QString());
+    summary_->setToolTip(export_footer_ +
+                         tr(" The wheel zooms the columns, a double-click shows them all."));
+    updateMarkers();
+}
+
+void HeatmapView::placeHotLabel() {
+    // Beside the marker on the side with room (the axis rect as laid out for this replot), in
+    // full when it fits, else just the column and ratio.
+    if (!hot_label_->visible())
+        return;
+    const QRect rect = plot_->axisRect()->rect();
+    const double x = plot_->xAxis->coordToPixel(hot_column_);
+    const double y = plot_->yAxis->coordToPixel(hot_row_);
+    const QFontMetrics metrics(hot_label_->font());
+    const double room_right = rect.right() - x - 16;
+    const double room_left = x - rect.left() - 16;
+    const bool right = room_right >= room_left;
+    const double room = right ? room_right : room_left;
+    const bool above = y - rect.top() > rect.bottom() - y;
+    hot_label_->setText(metrics.horizontalAdvance(hot_long_) + 12 <= room ? hot_long_ : hot_short_);
+    hot_label_->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) |
+                                     (above ? Qt::AlignBottom : Qt::AlignTop));
+    hot_label_->position->setCoords(right ? 10 : -10, above ? -8 : 8);
+}
+
+void HeatmapView::updateMarkers() {
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (qobject_cast<QCPItemRect*>(plot_->item(i)) &&
+            plot_->item(i)->objectName() == kDecorName)
+            plot_->removeItem(i);
+    const bool have = hot_column_ >= 0 && hot_row_ >= 0 && columns_ > 0;
+    hot_marker_->setVisible(have);
+    hot_label_->setVisible(have);
+    summary_->clear();
+    if (have) {
+        const double value = cellValue(hot_column_, hot_row_);
+        const double mean = row_mean_[static_cast<size_t>(hot_row_)];
+        hot_marker_->position->setCoords(hot_column_, hot_row_);
+        const QString what = mode_ == Mode::gpu_by_layer ? tr("GPU %1").arg(hot_column_)
+                                                         : tr("expert %1").arg(hot_column_);
+        const double ratio = mean > 0 ? value / mean : 0.0;
+        hot_long_ = tr("hottest: %1 · layer %2 · %3 slots · %4×")
+                        .arg(what)
+                        .arg(hot_row_)
+                        .arg(formatCount(value))
+                        .arg(ratio, 0, 'f', 2);
+        hot_short_ = tr("%1 · %2×").arg(what).arg(ratio, 0, 'f', 2);
+        placeHotLabel();
+
+        const Report& r = result_->report;
+        summary_->setText(
+            tr("routing step %1 · hottest %2 in MoE layer %3 (%4× the layer mean) · "
+               "worst layer imbalance %5× · mean %6×%7")
+                .arg(routingStep())
+                .arg(what)
+                .arg(hot_row_)
+                .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2)
+                .arg(r.load.max_imbalance, 0, 'f', 2)
+                .arg(r.load.mean_imbalance, 0, 'f', 2)
+                .arg(r.load.dropped_share > 0
+                         ? tr(" · %1 of slots dropped").arg(formatPercent(r.load.dropped_share))
+                         : QString()));
+    }
+
+    // ViewState: highlighted GPUs as bands, the selected GPU as a line (GPU columns only).
+    const bool gpus = mode_ == Mode::gpu_by_layer && columns_ > 0;
+    selected_line_->setVisible(false);
+    if (gpus && state_) {
+        std::vector<int> lit;
+        for (const int gpu : state_->highlightedGpus())
+            if (gpu >= 0 && gpu < columns_)
+                lit.push_back(gpu);
+        std::sort(lit.begin(), lit.end());
+        lit.erase(std::unique(lit.begin(), lit.end()), lit.end());
+        const detail::ViewTheme t = detail::viewTheme(dark_);
+        QColor fill = t.highlight;
+        fill.setAlpha(45);
+        int bands = 0;
+        for (size_t i = 0; i < lit.size() && bands < 512;) {
+            size_t j = i;
+            while (j + 1 < lit.size() && lit[j + 1] == lit[j] + 1)
+                ++j;
+            auto* band = new QCPItemRect(plot_);
+            band->setObjectName(kDecorName);
+            band->setSelectable(false);
+            band->topLeft->setCoords(lit[i] - 0.5, rows_ - 0.5);
+            band->bottomRight->setCoords(lit[j] + 0.5, -0.5);
+            band->setPen(QPen(t.highlight, 1.5));
+            band->setBrush(fill);
+            ++bands;
+            i = j + 1;
+        }
+        const int selected = state_->selectedGpu();
+        if (selected >= 0 && selected < columns_) {
+            selected_line_->point1->setCoords(selected, 0);
+            selected_line_->point2->setCoords(selected, 1);
+            selected_line_->setVisible(true);
+        }
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString HeatmapView::cellToolTip(int column, int row) const {
+    if (!result_ || column < 0 || row < 0 || column >= columns_ || row >= rows_)
+        return {};
+    const Scenario& s = result_->scenario;
+    const Report& r = result_->report;
+    const ExpertLoad& load = r.load;
+    const Placement& placement = *r.placement;
+    const double value = cellValue(column, row);
+    const double mean = row_mean_[static_cast<size_t>(row)];
+    const QString layer =
+        tr("MoE layer %1 (model layer %2)").arg(row).arg(s.model.dense_layers + row);
+    if (mode_ == Mode::gpu_by_layer) {
+        const RankCoords& rc = placement.coords[static_cast<size_t>(column)];
+        QString text =
+            tr("<b>GPU %1</b> · node %2 · stage %3 · EP rank %4 · expert-DP %5<br>%6<br>")
+                .arg(column)
+                .arg(r.graph ? r.graph->nodeOf(column) : 0)
+                .arg(rc.pp)
+                .arg(rc.ep)
+                .arg(rc.edp)
+                .arg(layer);
+        if (!std::isfinite(value)) {
+            const int stage = row < static_cast<int>(load.stage_of_layer.size())
+                                  ? load.stage_of_layer[static_cast<size_t>(row)]
+                                  : -1;
+            return text + tr("held by pipeline stage %1, not by this GPU's stage").arg(stage);
+        }
+        text += tr("<b>%1</b> token slots per micro-batch · %2× the layer mean (%3)")
+                    .arg(formatCount(value))
+                    .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2)
+                    .arg(formatCount(mean));
+        const ExpertMap& map = placement.expertsForLayer(row);
+        if (rc.ep >= 0 && rc.ep < static_cast<int>(map.experts_on_rank.size())) {
+            QStringList experts;
+            for (const int e : map.experts_on_rank[static_cast<size_t>(rc.ep)])
+                experts << QString::number(e);
+            text += tr("<br>experts here: %1").arg(experts.join(QStringLiteral(", ")));
+        }
+        if (column == hot_column_ && row == hot_row_)
+            text += tr("<br><b>the hottest GPU</b>");
+        return text;
+    }
+    QString text =
+        tr("<b>Expert %1</b> · %2<br><b>%3</b> token slots per micro-batch (mean over %4 "
+           "sampled EP groups) · %5× the mean expert")
+            .arg(column)
+            .arg(layer)
+            .arg(formatCount(value))
+            .arg(load.sampled_groups)
+            .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2);
+    const size_t i =
+        static_cast<size_t>(row) * static_cast<size_t>(columns_) + static_cast<size_t>(column);
+    if (i < load.popularity.size())
+        text += tr("<br>routing probability %1").arg(formatPercent(load.popularity[i]));
+    const ExpertMap& map = placement.expertsForLayer(row);
+    if (column < static_cast<int>(map.ranks_of_expert.size())) {
+        QStringList ranks;
+        for (const int rank : map.ranks_of_expert[static_cast<size_t>(column)])
+            ranks << QString::number(rank);
+        text += tr("<br>on EP rank%1 %2")
+                    .arg(ranks.size() == 1 ? QString() : QStringLiteral("s"))
+                    .arg(ranks.join(QStringLiteral(", ")));
+    }
+    return text;
+}
+
+void HeatmapView::onMouseMove(QMouseEvent* event) {
+    if (columns_ == 0 || !plot_->axisRect()->rect().contains(event->pos())) {
+        QToolTip::hideText();
+        return;
+    }
+    const double key = plot_->xAxis->pixelToCoord(event->pos().x());
+    const double value = plot_->yAxis->pixelToCoord(event->pos().y());
+    const int column = static_cast<int>(std::lround(key));
+    const int row = static_cast<int>(std::lround(value));
+    const QString text = cellToolTip(column, row);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+QString HeatmapView::summaryText() const {
+    return summary_->text();
+}
+
+QString HeatmapView::exportTo(const QString& path) {
+    if (!result_)
+        return QStringLiteral("nothing to export: no result yet");
+    constexpr int kWidth = 1600;
+    constexpr int kHeight = 900;
+    // Slides are light whatever the desktop theme, and show the whole matrix.
+    const bool dark = dark_;
+    const QCPRange range = plot_->xAxis->range();
+    applyTheme(false);
+    plot_->xAxis->setRange(-0.5, columns_ - 0.5);
+    QFont title_font = title_->font();
+    QFont big = title_font;
+    big.setPointSizeF(16);
+    title_->setFont(big);
+    const QString screen_title = title_->text();
+    title_->setText(export_title_);
+    footer_->setText(export_footer_);
+    const QString error = charts::exportPlot(plot_, path, kWidth, kHeight, export_title_);
+    title_->setFont(title_font);
+    title_->setText(screen_title);
+    footer_->setText(QString());
+    plot_->xAxis->setRange(range);
+    applyTheme(dark);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+    return error;
+}
+
+} // namespace moe::widgets
