@@ -284,4 +284,13 @@ TopologyView::Detail detailFor(double lod);
 QPen screenPen(const QColor& color, double px);
 
 } // namespace detail
+
+// The view's files use these unqualified.
+using detail::formatBytes;
+using detail::formatCount;
+using detail::formatGpuList;
+using detail::formatPercent;
+using detail::formatSeconds;
+using detail::TopologyModel;
+
 } // namespace moe::widgets

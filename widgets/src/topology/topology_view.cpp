@@ -44,13 +44,6 @@
 
 namespace moe::widgets {
 
-using detail::formatBytes;
-using detail::formatCount;
-using detail::formatGpuList;
-using detail::formatPercent;
-using detail::formatSeconds;
-using detail::TopologyModel;
-
 // --- TopologyView -----------------------------------------------------------------------------
 
 TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget* parent)

@@ -45,13 +45,6 @@
 
 namespace moe::widgets {
 
-using detail::formatBytes;
-using detail::formatCount;
-using detail::formatGpuList;
-using detail::formatPercent;
-using detail::formatSeconds;
-using detail::TopologyModel;
-
 QRectF TopologyView::nodeSceneRect(int node) const {
     if (!model_->report || node < 0 || node >= model_->nodes)
         return {};

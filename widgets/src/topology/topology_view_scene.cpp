@@ -45,13 +45,6 @@
 
 namespace moe::widgets {
 
-using detail::formatBytes;
-using detail::formatCount;
-using detail::formatGpuList;
-using detail::formatPercent;
-using detail::formatSeconds;
-using detail::TopologyModel;
-
 namespace {
 
 /// The hardware the scene is laid out for, then "|" and the nodes of each rack (a node moved

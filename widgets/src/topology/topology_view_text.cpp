@@ -45,13 +45,6 @@
 
 namespace moe::widgets {
 
-using detail::formatBytes;
-using detail::formatCount;
-using detail::formatGpuList;
-using detail::formatPercent;
-using detail::formatSeconds;
-using detail::TopologyModel;
-
 // --- Text: tooltips and the info panel -------------------------------------------------------
 
 QString TopologyView::toolTipAt(const QPointF& pos) const {
