@@ -12,6 +12,7 @@
 
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -78,6 +79,7 @@ private slots:
     void compareWithItselfShowsZeroDeltas();
     void compareShowsEpChange();
     void variantsRankAndLoadAsOneUndoStep();
+    void baselineFileIsEvaluatedOffTheGuiThread();
     void pdfPagesAndText();
     void htmlEmbedsSvg();
     void headlessReportFlag();
@@ -189,6 +191,32 @@ void TestReport::variantsRankAndLoadAsOneUndoStep() {
     QCOMPARE(document.scenario().layout.ep, 16);
     document.undoStack()->undo();
     QCOMPARE(document.scenario().layout.ep, 8);
+}
+
+// Opening a baseline file returns at once; the worker's result becomes the baseline, unless a
+// baseline chosen meanwhile (pinned) replaced it.
+void TestReport::baselineFileIsEvaluatedOffTheGuiThread() {
+    ScenarioDocument document;
+    ViewState state;
+    CompareView view(&document, &state);
+    const QString big = QStringLiteral(MOE_SAMPLES_DIR "/deepseek-v3-2048xh800.yaml");
+    QSignalSpy changed(&view, &CompareView::baselineChanged);
+    QCOMPARE(view.openBaselineFile(big), QString());
+    QVERIFY(view.baselinePending());
+    QVERIFY(view.baseline() == nullptr);
+    QVERIFY(changed.wait(20000));
+    QVERIFY(!view.baselinePending());
+    const Scenario expected = loadScenarioFile(big.toStdString()).scenario.value();
+    QCOMPARE(view.baseline()->scenario.name, expected.name);
+    QCOMPARE(view.baseline()->report.step_time_s, evaluate(expected).step_time_s);
+
+    // Pinned while the file is evaluated: the pin stays.
+    view.showResult(evaluated(defaultSample()));
+    QCOMPARE(view.openBaselineFile(big), QString());
+    view.pinCurrent();
+    QTest::qWait(1500);
+    QCOMPARE(view.baseline()->scenario.name, defaultSample().name);
+    QVERIFY(!view.openBaselineFile(QStringLiteral("/nonexistent.yaml")).isEmpty());
 }
 
 void TestReport::pdfPagesAndText() {

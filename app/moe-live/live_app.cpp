@@ -152,22 +152,20 @@ std::optional<Scenario> loadFromOptions(const Options& o, std::string& error) {
     return r.scenario;
 }
 
-Evaluated evaluateJob(const Scenario& scenario, const std::string& base_dir) {
+std::optional<Evaluated> evaluateJob(const Scenario& scenario, const std::string& base_dir,
+                                     EvaluationCache& cache, const EvaluationJob* job) {
     Evaluated e;
     e.scenario = scenario;
     auto t0 = std::chrono::steady_clock::now();
-    // One cache per worker thread; the map draws no links, so their bytes are skipped.
-    thread_local EvaluationCache cache = [] {
-        EvaluationCache c;
-        c.link_traffic = false;
-        return c;
-    }();
+    cache.link_traffic = false;
     auto report = std::make_shared<Report>(evaluate(scenario, 0, cache));
     e.evaluate_ms = msSince(t0);
     e.model = std::make_shared<ReplayModel>(scenario, *report);
     e.report = std::move(report);
     t0 = std::chrono::steady_clock::now();
     for (const auto& [path, values] : discreteFields(scenario)) {
+        if (job != nullptr && job->stopping())
+            return std::nullopt;
         std::vector<Candidate>& out = e.candidates[path];
         const std::optional<std::string> current = getScenarioField(scenario, path);
         for (const std::string& v : values) {
@@ -197,7 +195,8 @@ LiveApp::LiveApp(const Options& options)
 void LiveApp::start(const Scenario& scenario, const std::string& base_dir) {
     base_dir_ = base_dir;
     save_state_.opened(options_.file);
-    install(evaluateJob(scenario, base_dir_));
+    EvaluationCache cache;
+    install(*evaluateJob(scenario, base_dir_, cache));
 }
 
 void LiveApp::install(Evaluated evaluated) {
@@ -223,26 +222,22 @@ void LiveApp::install(Evaluated evaluated) {
 }
 
 void LiveApp::submit(const Scenario& scenario) {
-    if (job_running_) {
-        queued_ = scenario; // the newest edit wins; intermediate ones are skipped
-        return;
-    }
-    job_running_ = true;
-    in_flight_ = scenario;
-    job_ = std::async(std::launch::async, evaluateJob, scenario, base_dir_);
+    // The newest edit wins: the worker drops a request still waiting behind the running one.
+    submitted_ = scenario;
+    submitted_generation_ =
+        worker_.submit([this, scenario, base_dir = base_dir_](EvaluationJob& job) {
+            if (std::optional<Evaluated> e = evaluateJob(scenario, base_dir, job.cache, &job))
+                finished_.offer(job.generation, std::move(*e));
+        });
 }
 
 void LiveApp::pollJob() {
-    if (!job_running_ || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    std::optional<std::pair<uint64_t, Evaluated>> done = finished_.take();
+    if (!done)
         return;
-    job_running_ = false;
-    in_flight_.reset();
-    install(job_.get());
-    if (queued_) {
-        const Scenario next = *queued_;
-        queued_.reset();
-        submit(next);
-    }
+    if (done->first == submitted_generation_)
+        submitted_.reset();
+    install(std::move(done->second));
 }
 
 void LiveApp::reevaluateNow(const Scenario* edited) {
@@ -268,11 +263,9 @@ void LiveApp::requestEdit(const std::string& path, const std::string& value) {
 }
 
 const Scenario& LiveApp::editBase() const {
-    // Edits stack on the newest scenario: queued, else being evaluated, else shown.
-    if (queued_)
-        return *queued_;
-    if (in_flight_)
-        return *in_flight_;
+    // Edits stack on the newest scenario: submitted (waiting or being evaluated), else shown.
+    if (submitted_)
+        return *submitted_;
     return current_.scenario;
 }
 
@@ -467,7 +460,7 @@ void LiveApp::uiMenu() {
     const Report& r = *current_.report;
     ImGui::Text("   %s%s  |  %d GPUs  |  step %.3f s (evaluate)  |  evaluate %.1f ms%s",
                 current_.scenario.name.c_str(), modified() ? " (unsaved changes)" : "", r.gpus,
-                r.step_time_s, current_.evaluate_ms, job_running_ ? "  |  evaluating..." : "");
+                r.step_time_s, current_.evaluate_ms, submitted_ ? "  |  evaluating..." : "");
     ImGui::EndMainMenuBar();
 }
 

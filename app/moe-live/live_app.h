@@ -7,11 +7,12 @@
 #include "save_state.h"
 
 #include "moe/evaluate.h"
+#include "moe/evaluation_worker.h"
 #include "moe/replay.h"
 #include "moe/scenario.h"
 
 #include <array>
-#include <future>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,7 +65,10 @@ struct Evaluated {
     double evaluate_ms = 0;
     double candidates_ms = 0;
 };
-Evaluated evaluateJob(const Scenario& scenario, const std::string& base_dir);
+/// Evaluates `scenario` and its what-if candidates with `cache` (its link_traffic off: the map
+/// draws no links). nullopt when `job` (the worker's, if any) says the worker is stopping.
+std::optional<Evaluated> evaluateJob(const Scenario& scenario, const std::string& base_dir,
+                                     EvaluationCache& cache, const EvaluationJob* job = nullptr);
 
 class LiveApp {
 public:
@@ -137,10 +141,10 @@ private:
     Evaluated current_;
     std::unique_ptr<Replay> replay_;
     GpuStepMetrics gpu_metrics_;
-    std::future<Evaluated> job_;
-    std::optional<Scenario> queued_;    ///< edit waiting for the running job
-    std::optional<Scenario> in_flight_; ///< the scenario the running job evaluates
-    bool job_running_ = false;
+    /// The newest scenario submitted to the worker and not installed yet: edits build on it.
+    std::optional<Scenario> submitted_;
+    uint64_t submitted_generation_ = 0;
+    LatestResult<Evaluated> finished_; ///< the worker's newest result, taken by pollJob()
 
     ClusterMap map_;
     MapLayout layout_;
@@ -165,6 +169,8 @@ private:
     char shot_buf_[1024] = "moe-live.png";
     std::string screenshot_request_;
     double replay_ms_ = 0, colors_ms_ = 0;
+    /// Last: its thread is joined before the members its jobs use are destroyed.
+    EvaluationWorker worker_;
 };
 
 } // namespace moe::live

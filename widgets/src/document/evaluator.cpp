@@ -21,8 +21,9 @@ namespace {
 
 /// Runs the model; nullptr when the scenario is not valid (the document only holds valid ones,
 /// but a crash on bad input is never acceptable) or the model throws.
+/// `cache` is the worker's (kept across requests); null evaluates from scratch.
 std::shared_ptr<EvaluationResult> evaluateScenario(const Scenario& scenario, uint64_t routing_step,
-                                                   uint64_t generation) {
+                                                   uint64_t generation, EvaluationCache* cache) {
     if (hasErrors(validateScenario(scenario)))
         return nullptr;
     auto result = std::make_shared<EvaluationResult>();
@@ -31,7 +32,8 @@ std::shared_ptr<EvaluationResult> evaluateScenario(const Scenario& scenario, uin
     result->routing_step = routing_step;
     const auto start = std::chrono::steady_clock::now();
     try {
-        result->report = evaluate(scenario, routing_step);
+        result->report = cache != nullptr ? evaluate(scenario, routing_step, *cache)
+                                          : evaluate(scenario, routing_step);
         // The Gantt's schedule is simulated here too, so the GUI thread only draws it.
         result->timeline =
             std::make_shared<const Timeline>(simulateTimeline(scenario, result->report));
@@ -49,30 +51,27 @@ std::shared_ptr<EvaluationResult> evaluateScenario(const Scenario& scenario, uin
 Evaluator::Evaluator(QObject* parent)
     : QObject(parent) {
     registerMetaTypes();
-    worker_ = std::thread([this] { run(); });
 }
 
-Evaluator::~Evaluator() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-        pending_.reset();
-    }
-    wake_.notify_all();
-    worker_.join();
-    // Results the worker queued for publish() are discarded with this object's posted events.
-}
+// The worker member joins its thread first; results it queued for publish() are discarded with
+// this object's posted events.
+Evaluator::~Evaluator() = default;
 
 uint64_t Evaluator::request(const Scenario& scenario, uint64_t routing_step) {
     uint64_t generation = 0;
     {
         std::lock_guard lock(mutex_);
         generation = next_generation_++;
-        // Replaces a request the worker has not started: only the newest one matters.
-        pending_.emplace(scenario, routing_step);
-        pending_generation_ = generation;
     }
-    wake_.notify_one();
+    // Replaces a request the worker has not started: only the newest one matters.
+    worker_.submit([this, scenario, routing_step, generation](EvaluationJob& job) {
+        EvaluationResultPtr result =
+            evaluateScenario(scenario, routing_step, generation, &job.cache);
+        if (result == nullptr || job.stopping())
+            return;
+        QMetaObject::invokeMethod(
+            this, [this, result] { publish(result); }, Qt::QueuedConnection);
+    });
     return generation;
 }
 
@@ -82,7 +81,7 @@ EvaluationResultPtr Evaluator::evaluateNow(const Scenario& scenario, uint64_t ro
         std::lock_guard lock(mutex_);
         generation = next_generation_++;
     }
-    EvaluationResultPtr result = evaluateScenario(scenario, routing_step, generation);
+    EvaluationResultPtr result = evaluateScenario(scenario, routing_step, generation, nullptr);
     if (result)
         publish(result);
     return result;
@@ -91,27 +90,6 @@ EvaluationResultPtr Evaluator::evaluateNow(const Scenario& scenario, uint64_t ro
 EvaluationResultPtr Evaluator::latest() const {
     std::lock_guard lock(mutex_);
     return latest_;
-}
-
-void Evaluator::run() {
-    for (;;) {
-        std::pair<Scenario, uint64_t> job;
-        uint64_t generation = 0;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
-            if (stop_)
-                return;
-            job = std::move(*pending_);
-            pending_.reset();
-            generation = pending_generation_;
-        }
-        EvaluationResultPtr result = evaluateScenario(job.first, job.second, generation);
-        if (!result)
-            continue;
-        QMetaObject::invokeMethod(
-            this, [this, result] { publish(result); }, Qt::QueuedConnection);
-    }
 }
 
 void Evaluator::publish(EvaluationResultPtr result) {

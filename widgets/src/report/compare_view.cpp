@@ -5,6 +5,7 @@
 #include "moe/scenario_io.h"
 #include "moe_widgets/charts/heatmap_view.h"
 #include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/evaluator.h"
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/document/view_state.h"
 #include "moe_widgets/topology/topology_view.h"
@@ -272,6 +273,7 @@ void CompareView::showResult(const EvaluationResultPtr& result) {
 }
 
 void CompareView::setBaseline(const EvaluationResultPtr& baseline) {
+    pending_baseline_ = 0; // chosen now: a file still being evaluated no longer counts
     baseline_ = baseline;
     side_dirty_ = true;
     rebuild();
@@ -291,11 +293,21 @@ QString CompareView::openBaselineFile(const QString& path) {
     const LoadResult loaded = loadScenarioFile(path.toStdString());
     if (!loaded.ok())
         return QString::fromStdString(formatAll(loaded.diagnostics));
-    auto result = std::make_shared<EvaluationResult>();
-    result->scenario = *loaded.scenario;
-    result->report = evaluate(result->scenario);
-    setBaseline(result);
+    if (baseline_evaluator_ == nullptr) {
+        baseline_evaluator_ = new Evaluator(this);
+        connect(baseline_evaluator_, &Evaluator::resultReady, this,
+                &CompareView::baselineEvaluated);
+    }
+    pending_baseline_ = baseline_evaluator_->request(*loaded.scenario);
+    baseline_label_->setText(
+        tr("Evaluating baseline <b>%1</b>…")
+            .arg(QString::fromStdString(loaded.scenario->name).toHtmlEscaped()));
     return {};
+}
+
+void CompareView::baselineEvaluated(const EvaluationResultPtr& result) {
+    if (result != nullptr && result->generation == pending_baseline_)
+        setBaseline(result);
 }
 
 void CompareView::openBaselineDialog() {

@@ -1,21 +1,19 @@
 #pragma once
-// Runs evaluate() off the GUI thread. Only the newest request counts: a request made while an
-// evaluation runs replaces any queued one, and results older than the newest delivered one are
-// dropped (a generation counter), so dragging a slider never queues stale work and the UI never
-// blocks.
+// Runs evaluate() off the GUI thread on the core's EvaluationWorker (one long-lived thread that
+// keeps its EvaluationCache). Only the newest request counts: a request made while an evaluation
+// runs replaces any queued one, and results older than the newest delivered one are dropped (a
+// generation counter), so dragging a slider never queues stale work and the UI never blocks.
 
 #include "moe/evaluate.h"
+#include "moe/evaluation_worker.h"
 #include "moe/scenario.h"
 #include "moe/timeline.h"
 
 #include <QObject>
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <thread>
 
 namespace moe::widgets {
 
@@ -49,18 +47,13 @@ signals:
     void resultReady(moe::widgets::EvaluationResultPtr result);
 
 private:
-    void run();
     void publish(EvaluationResultPtr result);
 
     mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<std::pair<Scenario, uint64_t>> pending_; ///< scenario, routing step
     uint64_t next_generation_ = 1;
-    uint64_t pending_generation_ = 0;
     uint64_t delivered_generation_ = 0;
     EvaluationResultPtr latest_;
-    bool stop_ = false;
-    std::thread worker_;
+    EvaluationWorker worker_; ///< last: joined before the members its jobs use are destroyed
 };
 
 /// Registers the types carried by queued signals (results, GPU metric); idempotent. Called by

@@ -24,6 +24,7 @@ class QTableWidget;
 
 namespace moe::widgets {
 
+class Evaluator;
 class ScenarioDocument;
 class ViewState;
 class TopologyView;
@@ -59,8 +60,11 @@ public:
     EvaluationResultPtr current() const { return current_; }
     void setBaseline(const EvaluationResultPtr& baseline);
     void clearBaseline();
-    /// Loads and evaluates a scenario file as the baseline; an empty string or the problems.
+    /// Loads a scenario file and evaluates it off the GUI thread as the baseline (shown when
+    /// baselineChanged() is emitted); an empty string, or the file's problems.
     QString openBaselineFile(const QString& path);
+    /// A baseline file is being evaluated.
+    bool baselinePending() const { return pending_baseline_ != 0; }
     /// Valid when both a baseline and a current result are there.
     bool hasComparison() const { return baseline_ != nullptr && current_ != nullptr; }
     const Comparison& comparison() const { return comparison_; }
@@ -98,6 +102,7 @@ private:
     void rebuildVariants();
     void updateSideViews();
     int selectedVariant() const;
+    void baselineEvaluated(const EvaluationResultPtr& result);
 
     ScenarioDocument* document_;
     ViewState* state_;
@@ -125,6 +130,10 @@ private:
     TopologyView* current_topology_ = nullptr;
     HeatmapView* current_heatmap_ = nullptr;
     bool side_dirty_ = true;
+    /// Evaluates opened baseline files (created on first use); the generation of the file
+    /// being evaluated, 0 when none (a pinned or kept baseline cancels a pending file).
+    Evaluator* baseline_evaluator_ = nullptr;
+    uint64_t pending_baseline_ = 0;
 };
 
 } // namespace moe::widgets

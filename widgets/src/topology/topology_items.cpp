@@ -1,0 +1,629 @@
+#include "topology/topology_items.h"
+
+#include "common/view_export.h"
+#include "experiments/experiment_support.h"
+#include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/scenario_document.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QEvent>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLinearGradient>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QStyleOptionGraphicsItem>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace moe::widgets {
+namespace detail {
+
+QColor groupColor(GroupKind kind) {
+    switch (kind) {
+    case GroupKind::ep:
+        return collectiveColor(CollectiveKind::moe_dispatch);
+    case GroupKind::tp:
+    case GroupKind::etp:
+        return collectiveColor(CollectiveKind::tp_collective);
+    case GroupKind::cp:
+        return collectiveColor(CollectiveKind::cp_exchange);
+    case GroupKind::pp:
+        return collectiveColor(CollectiveKind::pp_send_recv);
+    case GroupKind::dp:
+        return collectiveColor(CollectiveKind::dp_sync);
+    case GroupKind::edp:
+        return collectiveColor(CollectiveKind::edp_sync);
+    }
+    return QColor(Qt::gray);
+}
+
+QString groupName(GroupKind kind) {
+    return QString::fromLatin1(toString(kind)).toUpper();
+}
+
+/// Text drawn at a constant screen size inside a scene rectangle, elided to fit.
+void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+                    double px, int flags, const QColor& color, bool bold) {
+    const QRectF screen(0, 0, scene_rect.width() * lod, scene_rect.height() * lod);
+    if (screen.width() < px || screen.height() < px * 0.9)
+        return;
+    p->save();
+    p->translate(scene_rect.topLeft());
+    p->scale(1 / lod, 1 / lod);
+    QFont font = p->font();
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
+    font.setBold(bold);
+    p->setFont(font);
+    p->setPen(color);
+    const QString shown =
+        QFontMetricsF(font).elidedText(text, Qt::ElideRight, screen.width(), Qt::TextSingleLine);
+    p->drawText(screen, flags, shown);
+    p->restore();
+}
+
+TopologyView::Detail detailFor(double lod) {
+    const double tile_px = kTile * lod;
+    if (tile_px >= kFullTilePx)
+        return TopologyView::Detail::full;
+    if (tile_px >= kCellTilePx)
+        return TopologyView::Detail::gpus;
+    return TopologyView::Detail::racks;
+}
+
+/// A cosmetic pen: `px` screen pixels wide whatever the zoom.
+QPen screenPen(const QColor& color, double px) {
+    QPen pen(color, px);
+    pen.setCosmetic(true);
+    return pen;
+}
+
+void RackItem::paintWholeRack(QPainter* p, double lod) const {
+    const TopologyModel& m = *model_;
+    const QRectF r = m.rack_rects[static_cast<size_t>(rack_)];
+    const int hot = m.rack_hot_gpu[static_cast<size_t>(rack_)];
+    const QColor fill = hot >= 0 ? m.fill[static_cast<size_t>(hot)] : m.theme.no_data;
+    const bool lit = m.rack_highlighted[static_cast<size_t>(rack_)] != 0;
+    p->setPen(lit                  ? screenPen(m.theme.highlight, 3)
+              : m.overPower(rack_) ? screenPen(m.theme.danger, 3)
+                                   : screenPen(m.theme.rack_border, 1));
+    p->setBrush(fill);
+    p->drawRect(r);
+    // Free slots stay rack-coloured, so a rack short of nodes reads as one at a glance.
+    p->setPen(Qt::NoPen);
+    p->setBrush(m.theme.rack_fill);
+    for (int slot = m.endNode(rack_) - m.firstNode(rack_); slot < m.npr; ++slot)
+        p->drawRect(
+            m.slotRect(r, slot).adjusted(-kNodeGap / 2, -kNodeGap / 2, kNodeGap / 2, kNodeGap / 2));
+    const double px = std::clamp(r.width() * lod * 0.22, 7.0, 12.0);
+    drawScreenText(p, lod, r, QString::number(rack_), px, Qt::AlignCenter, textOn(fill));
+}
+
+void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+    const TopologyModel& m = *model_;
+    const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
+    const TopologyView::Detail detail = detailFor(lod);
+    if (detail == TopologyView::Detail::racks) {
+        paintWholeRack(p, lod);
+        return;
+    }
+    const bool full = detail == TopologyView::Detail::full;
+    const QRectF rr = m.rack_rects[static_cast<size_t>(rack_)];
+    const bool over = m.overPower(rack_);
+    p->setPen(over ? screenPen(m.theme.danger, 2.5)
+                   : screenPen(m.rack_highlighted[static_cast<size_t>(rack_)] && !full
+                                   ? m.theme.highlight
+                                   : m.theme.rack_border,
+                               1));
+    p->setBrush(m.theme.rack_fill);
+    p->drawRoundedRect(rr, 6, 6);
+    const int first_node = m.firstNode(rack_);
+    const int last_node = m.endNode(rack_) - 1;
+    drawScreenText(p, lod,
+                   QRectF(rr.left() + kRackPad, rr.top(), rr.width() - 2 * kRackPad, kRackHeader),
+                   (over ? QStringLiteral("⚠ ") : QString()) + m.rackCaption(rack_),
+                   std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignLeft | Qt::AlignVCenter,
+                   over ? m.theme.danger : m.theme.text, true);
+    // Free slots, where a node dragged from another rack can go.
+    QPen free_pen = screenPen(m.theme.node_border, 1);
+    free_pen.setStyle(Qt::DashLine);
+    p->setPen(free_pen);
+    p->setBrush(Qt::NoBrush);
+    for (int slot = last_node + 1 - first_node; slot < m.npr; ++slot) {
+        const QRectF free = m.slotRect(rr, slot);
+        p->drawRoundedRect(free, 4, 4);
+        if (full)
+            drawScreenText(p, lod, free, QStringLiteral("free slot"),
+                           std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0), Qt::AlignCenter,
+                           m.theme.muted);
+    }
+
+    for (int node = first_node; node <= last_node; ++node) {
+        const QRectF nr = m.nodeRect(node);
+        p->setPen(screenPen(m.theme.node_border, 1));
+        p->setBrush(m.theme.node_fill);
+        p->drawRoundedRect(nr, 4, 4);
+        const int first_gpu = node * m.gpn;
+        const QRectF bar = m.barRect(node);
+        if (full) {
+            drawScreenText(p, lod,
+                           QRectF(nr.left() + kNodePad, nr.top() + kNodeTop,
+                                  nr.width() - 2 * kNodePad, kNodeHeader),
+                           QStringLiteral("node %1").arg(node),
+                           std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
+                           Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+            // GPU <-> NIC (PCIe) and GPU <-> NVSwitch links, coloured by their utilization.
+            for (int local = 0; local < m.gpn; ++local) {
+                const int gpu = first_gpu + local;
+                const QRectF tile = m.gpuRect(gpu);
+                const int nic_vertex = m.graph->gpu_nic_vertex[static_cast<size_t>(gpu)];
+                const int rail = m.graph->vertices[static_cast<size_t>(nic_vertex)].rail;
+                const QRectF nic = m.nicRect(node, rail);
+                const int pcie = m.graph->gpu_nic_link[static_cast<size_t>(gpu)];
+                p->setPen(QPen(m.linkColor(m.util(pcie), m.bytes(pcie)), 2.5, Qt::SolidLine,
+                               Qt::FlatCap));
+                p->drawLine(QPointF(tile.center().x(), tile.top()),
+                            QPointF(nic.center().x(), nic.bottom()));
+                const int up = m.graph->gpu_scale_up_link[static_cast<size_t>(gpu)];
+                if (up >= 0) {
+                    p->setPen(QPen(m.linkColor(m.util(up), m.bytes(up)), 3.5, Qt::SolidLine,
+                                   Qt::FlatCap));
+                    p->drawLine(QPointF(tile.center().x(), tile.bottom()),
+                                QPointF(tile.center().x(), bar.top()));
+                }
+            }
+        }
+        // NICs, filled by the utilization of their fabric link.
+        for (int rail = 0; rail < m.nics_per_node; ++rail) {
+            const int nic = node * m.nics_per_node + rail;
+            const int link = nic < static_cast<int>(m.graph->nic_leaf_link.size())
+                                 ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
+                                 : -1;
+            const QRectF rect = m.nicRect(node, rail);
+            p->setPen(full ? screenPen(m.theme.switch_fill, 1) : Qt::NoPen);
+            p->setBrush(link >= 0 ? m.linkColor(m.util(link), m.bytes(link)) : m.theme.idle_link);
+            p->drawRect(rect);
+        }
+        // The scale-up switch of a node domain (or this node's NVLink ports of a rack domain).
+        const bool has_switch = m.gpn > 1 || m.rack_domain;
+        if (has_switch) {
+            const QColor bar_fill =
+                full ? m.theme.switch_fill
+                     : m.linkColor(m.node_scale_up_util[static_cast<size_t>(node)],
+                                   m.node_scale_up_util[static_cast<size_t>(node)] > 0 ? 1 : 0);
+            p->setPen(Qt::NoPen);
+            p->setBrush(bar_fill);
+            p->drawRoundedRect(bar, 2, 2);
+            if (full)
+                drawScreenText(
+                    p, lod, bar,
+                    m.rack_domain ? QStringLiteral("NVLink ports → rack NVSwitch")
+                    : m.result->scenario.cluster.gpu.scale_up_fabric.empty()
+                        ? QStringLiteral("scale-up switch")
+                        : QString::fromStdString(m.result->scenario.cluster.gpu.scale_up_fabric) +
+                              QStringLiteral(" switch"),
+                    std::clamp(kBarH * lod * 0.75, 8.0, 11.0), Qt::AlignCenter,
+                    m.theme.switch_text);
+        }
+        // GPU tiles (axis-aligned cells need no antialiasing when small).
+        p->setRenderHint(QPainter::Antialiasing, full);
+        for (int local = 0; local < m.gpn; ++local) {
+            const int gpu = first_gpu + local;
+            const QRectF tile = m.gpuRect(gpu);
+            const QColor fill = m.fill[static_cast<size_t>(gpu)];
+            if (full) {
+                p->setPen(screenPen(fill.darker(140), 1));
+                p->setBrush(fill);
+                p->drawRoundedRect(tile, 4, 4);
+            } else {
+                p->fillRect(tile, fill);
+            }
+            paintGroupRings(p, gpu, tile, lod, full);
+            if (full) {
+                const double tile_px = kTile * lod;
+                const QColor ink = textOn(fill);
+                const double index_px = std::clamp(tile_px * 0.27, 9.0, 14.0);
+                // Two lines (id and metric value) when the tile is large enough.
+                if (tile_px >= 34) {
+                    drawScreenText(
+                        p, lod,
+                        QRectF(tile.left(), tile.top() + 3, tile.width(), tile.height() / 2),
+                        QString::number(gpu), index_px, Qt::AlignHCenter | Qt::AlignBottom, ink,
+                        true);
+                    const auto g = static_cast<size_t>(gpu);
+                    if (g < m.raw.size()) {
+                        QString text;
+                        const double raw = m.raw[g];
+                        if (std::isfinite(raw)) {
+                            switch (m.metric) {
+                            case GpuMetric::expert_load:
+                                text = QString::number(raw, 'f', 2) + QStringLiteral("×");
+                                break;
+                            case GpuMetric::memory_use:
+                            case GpuMetric::idle_time:
+                            case GpuMetric::traffic:
+                                text = formatPercent(m.value[g]);
+                                break;
+                            }
+                        }
+                        if (!text.isEmpty())
+                            drawScreenText(p, lod,
+                                           QRectF(tile.left(), tile.center().y() + 1, tile.width(),
+                                                  tile.height() / 2 - 3),
+                                           text, std::clamp(kTile * lod * 0.24, 8.0, 12.0),
+                                           Qt::AlignHCenter | Qt::AlignTop, textOn(m.fill[g]));
+                    }
+                } else {
+                    drawScreenText(p, lod, tile, QString::number(gpu), index_px, Qt::AlignCenter,
+                                   ink, true);
+                }
+            }
+            paintGpuMarks(p, gpu, tile, lod, full);
+        }
+    }
+    if (m.rack_domain) {
+        const QRectF bar = m.rackBarRect(rack_);
+        const double u = m.rack_scale_up_util[static_cast<size_t>(rack_)];
+        // Each node's NVLink ports run down beside its column of nodes to the rack switch.
+        p->setPen(QPen(m.linkColor(u, u > 0 ? 1 : 0), 2));
+        for (int node = first_node; node <= last_node; ++node) {
+            const QRectF nb = m.barRect(node);
+            const double x = m.nodeRect(node).right() + kNodeGap / 2;
+            p->drawLine(QPointF(nb.right(), nb.center().y()), QPointF(x, nb.center().y()));
+            if ((node - first_node) % m.node_rows == 0)
+                p->drawLine(QPointF(x, nb.center().y()), QPointF(x, bar.top()));
+        }
+        p->setPen(Qt::NoPen);
+        p->setBrush(m.theme.switch_fill);
+        p->drawRoundedRect(bar, 3, 3);
+        drawScreenText(
+            p, lod, bar, QStringLiteral("rack NVSwitch · %1 GPUs").arg(m.graph->gpus_per_domain),
+            std::clamp(kRackBarH * lod * 0.65, 8.0, 12.0), Qt::AlignCenter, m.theme.switch_text);
+    }
+}
+
+void RackItem::paintGroupRings(QPainter* p, int gpu, const QRectF& tile, double lod,
+                               bool full) const {
+    const TopologyModel& m = *model_;
+    const auto g = static_cast<size_t>(gpu);
+    if (m.exporting == false && !m.hover_mask.empty() && m.hover_mask[g]) {
+        // One ring per group kind of the hovered GPU that this GPU shares, outermost first.
+        int ring = 0;
+        for (const GroupKind kind : kAllHoverKinds) {
+            const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
+            if (!(m.hover_mask[g] & bit))
+                continue;
+            if (full) {
+                const double inset = 1.4 + ring * 3.0;
+                const QRectF r = tile.adjusted(inset, inset, -inset, -inset);
+                p->setBrush(Qt::NoBrush);
+                p->setPen(
+                    QPen(m.theme.dark ? QColor(0, 0, 0, 160) : QColor(255, 255, 255, 190), 3.4));
+                p->drawRoundedRect(r, 3, 3);
+                p->setPen(QPen(groupColor(kind), 2.0));
+                p->drawRoundedRect(r, 3, 3);
+                ++ring;
+            } else {
+                p->setBrush(Qt::NoBrush);
+                p->setPen(screenPen(groupColor(kind), 2));
+                p->drawRect(tile.adjusted(1 / lod, 1 / lod, -1 / lod, -1 / lod));
+                break;
+            }
+        }
+        // Expert-group kinds outside "all" (ETP, EDP) when chosen alone.
+        for (const GroupKind kind : {GroupKind::etp, GroupKind::edp}) {
+            const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
+            if (m.hover_mask[g] & bit) {
+                p->setBrush(Qt::NoBrush);
+                p->setPen(full ? QPen(groupColor(kind), 2.6) : screenPen(groupColor(kind), 2));
+                p->drawRoundedRect(tile.adjusted(1.6, 1.6, -1.6, -1.6), 3, 3);
+            }
+        }
+    }
+}
+
+void RackItem::paintGpuMarks(QPainter* p, int gpu, const QRectF& tile, double lod,
+                             bool full) const {
+    const TopologyModel& m = *model_;
+    const auto g = static_cast<size_t>(gpu);
+    if (!m.highlighted.empty() && m.highlighted[g]) {
+        p->setBrush(Qt::NoBrush);
+        p->setPen(full ? QPen(m.theme.highlight, 3.5) : screenPen(m.theme.highlight, 2.5));
+        const double out = full ? 3.0 : 1.5 / lod;
+        p->drawRoundedRect(tile.adjusted(-out, -out, out, out), 4, 4);
+    }
+    if (!m.exporting && (gpu == m.selected || gpu == m.hovered)) {
+        p->setBrush(Qt::NoBrush);
+        p->setPen(full ? QPen(m.theme.text, gpu == m.selected ? 3.0 : 2.0)
+                       : screenPen(m.theme.text, gpu == m.selected ? 2.5 : 1.5));
+        const double out = full ? 1.0 : 0.5 / lod;
+        p->drawRoundedRect(tile.adjusted(-out, -out, out, out), 4, 4);
+    }
+    if (gpu == m.hottest && m.metric == GpuMetric::expert_load) {
+        // A small flag in the corner marks the GPU that carries the most tokens in any layer.
+        const double s = full ? 11.0 : std::max(tile.width() * 0.45, 3 / lod);
+        QPainterPath flag;
+        flag.moveTo(tile.right() - s, tile.top());
+        flag.lineTo(tile.right(), tile.top());
+        flag.lineTo(tile.right(), tile.top() + s);
+        flag.closeSubpath();
+        p->setPen(full ? QPen(Qt::white, 1) : Qt::NoPen);
+        p->setBrush(QColor(0xD62728));
+        p->drawPath(flag);
+        if (!full) {
+            // Cells are a few pixels wide: ring the hottest one so it can be found.
+            p->setBrush(Qt::NoBrush);
+            p->setPen(screenPen(QColor(0xD62728), 2));
+            const double out = 2.5 / lod;
+            p->drawRect(tile.adjusted(-out, -out, out, out));
+        }
+    }
+}
+
+/// Lines grouped by colour so each colour is one drawLines call.
+class LineBatch {
+public:
+    void add(const QColor& color, const QLineF& line) { lines_[color.rgba()].push_back(line); }
+    void draw(QPainter* p, double width_px, int alpha) const {
+        for (const auto& [rgba, lines] : lines_) {
+            QColor c = QColor::fromRgba(rgba);
+            c.setAlpha(alpha);
+            p->setPen(screenPen(c, width_px));
+            p->drawLines(lines.data(), static_cast<int>(lines.size()));
+        }
+    }
+
+private:
+    std::map<QRgb, std::vector<QLineF>> lines_;
+};
+
+/// Quantized so that thousands of links share a few dozen colours (and pens).
+QColor quantizedLinkColor(const TopologyModel& m, double u, double bytes) {
+    if (bytes <= 0)
+        return m.theme.idle_link;
+    return linkColor(std::round(std::clamp(u, 0.0, 1.0) * 40) / 40, m.theme.dark);
+}
+
+void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const TopologyModel& m = *model_;
+    const HardwareGraph& g = *m.graph;
+    const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
+    const QRectF exposed = option->exposedRect.isEmpty() ? m.bounds : option->exposedRect;
+    const bool full = detailFor(lod) == TopologyView::Detail::full;
+    const bool spines = layer_ == Layer::spines;
+
+    if (spines && !m.spine_rects.empty()) {
+        double max_up = 0;
+        for (const double u : m.leaf_up_util)
+            max_up = std::max(max_up, u);
+        drawScreenText(p, lod, m.spine_label_rect,
+                       QStringLiteral("Spine layer · %1 switches · %2 leaf uplinks · busiest %3")
+                           .arg(g.spines)
+                           .arg(std::accumulate(g.leaf_spine_links_count.begin(),
+                                                g.leaf_spine_links_count.end(), 0))
+                           .arg(formatPercent(max_up)),
+                       std::clamp(m.spine_label_h * lod * 0.45, 10.0, 15.0),
+                       Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+    }
+
+    // Leaf <-> spine.
+    LineBatch uplinks;
+    int uplink_count = 0;
+    for (size_t pod = 0; spines && pod < m.pods.size(); ++pod) {
+        const Pod& pd = m.pods[pod];
+        for (size_t slot = 0; slot < pd.leaves.size(); ++slot) {
+            const int leaf = pd.leaves[slot];
+            const QRectF& lr = pd.leaf_rects[slot];
+            const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
+            const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
+            if (m.mesh) {
+                for (int k = 0; k < count; ++k) {
+                    const int link = begin + k;
+                    const int spine = g.links[static_cast<size_t>(link)].b - m.spine_base;
+                    const QRectF& sr = m.spine_rects[static_cast<size_t>(spine)];
+                    const QLineF line(lr.center().x(), lr.top(), sr.center().x(), sr.bottom());
+                    if (!exposed.intersects(
+                            QRectF(line.p1(), line.p2()).normalized().adjusted(-2, -2, 2, 2)))
+                        continue;
+                    uplinks.add(quantizedLinkColor(m, m.util(link), m.bytes(link)), line);
+                    ++uplink_count;
+                }
+            }
+        }
+    }
+    uplinks.draw(p, uplink_count > 400 ? 1.0 : 1.8, uplink_count > 400 ? 150 : 255);
+
+    // Pods in several rows: each pod's uplinks as one trunk to the spine bus, coloured by the
+    // busiest of them.
+    if (!spines && !m.trunks.empty()) {
+        LineBatch trunks;
+        for (const auto& trunk : m.trunks) {
+            const double u = m.pod_up_util[static_cast<size_t>(trunk.pod)];
+            const QColor color = quantizedLinkColor(m, u, u > 0 ? 1 : 0);
+            for (int i = 0; i + 1 < trunk.line.size(); ++i)
+                trunks.add(color, QLineF(trunk.line[i], trunk.line[i + 1]));
+        }
+        LineBatch bus;
+        bus.add(m.theme.switch_fill, m.bus);
+        for (const QRectF& sr : m.spine_rects)
+            bus.add(m.theme.switch_fill,
+                    QLineF(sr.center().x(), sr.bottom(), sr.center().x(), m.bus.y1()));
+        bus.draw(p, full ? 3.0 : 2.0, 255);
+        trunks.draw(p, full ? 3.0 : 2.0, 255);
+    }
+
+    // NIC <-> leaf, one line per rack and leaf, from the leaf to the rack's port for it.
+    LineBatch cables;
+    for (int rack = 0; !spines && rack < m.racks; ++rack) {
+        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
+        const Pod& pd = m.pods[static_cast<size_t>(m.rack_pod[static_cast<size_t>(rack)])];
+        const double ports = std::max<size_t>(1, pd.leaves.size());
+        for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
+            const QRectF& lr = pd.leaf_rects[static_cast<size_t>(b.port)];
+            const double x =
+                rr.left() + kRackPad + (rr.width() - 2 * kRackPad) * (b.port + 0.5) / ports;
+            const QLineF line(lr.center().x(), lr.bottom(), x, rr.top());
+            if (!exposed.intersects(
+                    QRectF(line.p1(), line.p2()).normalized().adjusted(-2, -2, 2, 2)))
+                continue;
+            cables.add(quantizedLinkColor(m, b.max_util, b.bytes), line);
+        }
+    }
+    cables.draw(p, full ? 2.2 : 1.4, 230);
+
+    // Switch boxes on top of their links.
+    const QFont base = p->font();
+    auto drawSwitch = [&](const QRectF& r, const QString& label) {
+        if (!exposed.intersects(r))
+            return;
+        p->setPen(Qt::NoPen);
+        p->setBrush(m.theme.switch_fill);
+        p->drawRoundedRect(r, std::min(4.0, r.width() / 4), std::min(4.0, r.height() / 4));
+        drawScreenText(p, lod, r, label, std::clamp(r.height() * lod * 0.48, 8.0, 12.0),
+                       Qt::AlignCenter, m.theme.switch_text);
+    };
+    for (size_t s = 0; spines && s < m.spine_rects.size(); ++s)
+        drawSwitch(m.spine_rects[s], QStringLiteral("spine %1").arg(s));
+    const bool rail = m.result->scenario.cluster.fabric_topology == FabricTopology::rail_optimized;
+    for (const Pod& pd : m.pods)
+        for (size_t slot = 0; !spines && slot < pd.leaves.size(); ++slot) {
+            const int leaf = pd.leaves[slot];
+            const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + leaf)];
+            drawSwitch(pd.leaf_rects[slot], rail ? QStringLiteral("rail %1").arg(v.rail)
+                                                 : QStringLiteral("leaf %1").arg(leaf));
+        }
+    p->setFont(base);
+}
+
+double distanceToSegment(const QPointF& p, const QLineF& line) {
+    const QPointF d = line.p2() - line.p1();
+    const double len2 = d.x() * d.x() + d.y() * d.y();
+    double t = len2 > 0 ? ((p - line.p1()).x() * d.x() + (p - line.p1()).y() * d.y()) / len2 : 0;
+    t = std::clamp(t, 0.0, 1.0);
+    const QPointF q = line.p1() + t * d;
+    return std::hypot(p.x() - q.x(), p.y() - q.y());
+}
+
+QString FabricItem::describeAt(const QPointF& pos, double lod) const {
+    const TopologyModel& m = *model_;
+    const HardwareGraph& g = *m.graph;
+    const double step_s = m.report->step_time_s;
+    for (size_t s = 0; s < m.spine_rects.size(); ++s)
+        if (m.spine_rects[s].contains(pos))
+            return QStringLiteral("<b>spine %1</b><br>busiest link %2 of the step")
+                .arg(s)
+                .arg(formatPercent(m.spine_util[s]));
+    for (const Pod& pd : m.pods)
+        for (size_t slot = 0; slot < pd.leaves.size(); ++slot)
+            if (pd.leaf_rects[slot].contains(pos)) {
+                const int leaf = pd.leaves[slot];
+                const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + leaf)];
+                const int up = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
+                double up_gbps = 0;
+                for (int k = 0; k < up; ++k)
+                    up_gbps += g.links[static_cast<size_t>(
+                                           g.leaf_spine_links_begin[static_cast<size_t>(leaf)] + k)]
+                                   .bandwidth_gbps;
+                return QStringLiteral(
+                           "<b>%1</b><br>%2 uplinks, %3 GB/s in total; busiest uplink %4<br>"
+                           "busiest NIC downlink %5")
+                    .arg(QString::fromStdString(v.label))
+                    .arg(up)
+                    .arg(up_gbps, 0, 'f', 0)
+                    .arg(formatPercent(m.leaf_up_util[static_cast<size_t>(leaf)]))
+                    .arg(formatPercent(m.leaf_down_util[static_cast<size_t>(leaf)]));
+            }
+    const double tolerance = 4 / lod;
+    for (const auto& trunk : m.trunks)
+        for (int i = 0; i + 1 < trunk.line.size(); ++i)
+            if (distanceToSegment(pos, QLineF(trunk.line[i], trunk.line[i + 1])) <= tolerance) {
+                const Pod& pd = m.pods[static_cast<size_t>(trunk.pod)];
+                int links = 0;
+                for (const int leaf : pd.leaves)
+                    links += g.leaf_spine_links_count[static_cast<size_t>(leaf)];
+                return QStringLiteral(
+                           "<b>pod %1 uplinks</b><br>%2 leaf→spine links from %3 leaves; "
+                           "busiest %4 of the step")
+                    .arg(trunk.pod)
+                    .arg(links)
+                    .arg(pd.leaves.size())
+                    .arg(formatPercent(m.pod_up_util[static_cast<size_t>(trunk.pod)]));
+            }
+    for (int rack = 0; rack < m.racks; ++rack) {
+        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
+        const Pod& pd = m.pods[static_cast<size_t>(m.rack_pod[static_cast<size_t>(rack)])];
+        if (pos.y() > rr.top() + tolerance || pos.x() < pd.rect.left() || pos.x() > pd.rect.right())
+            continue;
+        const double ports = std::max<size_t>(1, pd.leaves.size());
+        for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
+            const QRectF& lr = pd.leaf_rects[static_cast<size_t>(b.port)];
+            const double x =
+                rr.left() + kRackPad + (rr.width() - 2 * kRackPad) * (b.port + 0.5) / ports;
+            if (distanceToSegment(pos, QLineF(lr.center().x(), lr.bottom(), x, rr.top())) <=
+                tolerance) {
+                const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + b.leaf)];
+                return QStringLiteral(
+                           "<b>rack %1 → %2</b><br>%3 NIC cable%4 × %5 GB/s<br>%6 per step; "
+                           "busiest cable %7 of the step (%8)")
+                    .arg(rack)
+                    .arg(QString::fromStdString(v.label))
+                    .arg(b.links)
+                    .arg(b.links == 1 ? "" : "s")
+                    .arg(b.bandwidth_gbps, 0, 'f', 0)
+                    .arg(formatBytes(b.bytes))
+                    .arg(formatPercent(b.max_util))
+                    .arg(formatSeconds(b.max_util * step_s));
+            }
+        }
+    }
+    if (m.mesh) {
+        for (const Pod& pd : m.pods)
+            for (size_t slot = 0; slot < pd.leaves.size(); ++slot) {
+                const int leaf = pd.leaves[slot];
+                const QRectF& lr = pd.leaf_rects[slot];
+                const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
+                const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
+                for (int k = 0; k < count; ++k) {
+                    const Link& link = g.links[static_cast<size_t>(begin + k)];
+                    const QRectF& sr = m.spine_rects[static_cast<size_t>(link.b - m.spine_base)];
+                    if (distanceToSegment(pos, QLineF(lr.center().x(), lr.top(), sr.center().x(),
+                                                      sr.bottom())) <= tolerance)
+                        return QStringLiteral(
+                                   "<b>%1 → %2</b><br>%3 GB/s · %4 per step · %5 of the step")
+                            .arg(QString::fromStdString(
+                                g.vertices[static_cast<size_t>(link.a)].label))
+                            .arg(QString::fromStdString(
+                                g.vertices[static_cast<size_t>(link.b)].label))
+                            .arg(link.bandwidth_gbps, 0, 'f', 0)
+                            .arg(formatBytes(m.bytes(begin + k)))
+                            .arg(formatPercent(m.util(begin + k)));
+                }
+            }
+    }
+    return {};
+}
+
+} // namespace detail
+} // namespace moe::widgets

@@ -1,0 +1,314 @@
+#include "topology/topology_legend.h"
+
+#include "common/view_export.h"
+#include "experiments/experiment_support.h"
+#include "moe_widgets/common/palette.h"
+#include "moe_widgets/document/scenario_document.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QEvent>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLinearGradient>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QStyleOptionGraphicsItem>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace moe::widgets {
+namespace detail {
+
+// --- Legend -----------------------------------------------------------------------------------
+
+MetricText metricText(const TopologyModel& m) {
+    switch (m.metric) {
+    case GpuMetric::expert_load:
+        if (m.report && m.report->load.moe_layers == 0)
+            return {QStringLiteral("GPU fill: expert load"),
+                    QStringLiteral("the model has no MoE layers: GPUs stay grey"),
+                    QStringLiteral("1×"), QStringLiteral("1.5×"), QStringLiteral("≥ 2×")};
+        return {QStringLiteral("GPU fill: expert load"),
+                QStringLiteral("token slots in the GPU's busiest MoE layer vs that layer's mean"),
+                QStringLiteral("1×"), QStringLiteral("1.5×"), QStringLiteral("≥ 2×")};
+    case GpuMetric::memory_use: {
+        const double hbm = m.result ? m.result->scenario.cluster.gpu.hbm_gb : 0;
+        return {QStringLiteral("GPU fill: memory use"),
+                QStringLiteral("share of HBM (%1 GB) the stage needs").arg(hbm, 0, 'f', 0),
+                QStringLiteral("0%"), QStringLiteral("50%"), QStringLiteral("≥ 100%")};
+    }
+    case GpuMetric::idle_time:
+        return {QStringLiteral("GPU fill: idle time"),
+                QStringLiteral("share of the step spent waiting (bubble, slower stages, hot rank)"),
+                QStringLiteral("0%"), QStringLiteral("50%"), QStringLiteral("100%")};
+    case GpuMetric::traffic:
+        return {QStringLiteral("GPU fill: traffic"),
+                QStringLiteral("busiest link of the GPU, share of the step"), QStringLiteral("0%"),
+                QStringLiteral("50%"), QStringLiteral("≥ 100%")};
+    }
+    return {};
+}
+
+QFont pixelFont(const QFont& base, double px, bool bold) {
+    QFont f = base;
+    f.setPixelSize(static_cast<int>(std::lround(px)));
+    f.setBold(bold);
+    return f;
+}
+
+/// A ramp of the shared utilization colours (as links draw them when `links`) with three tick
+/// labels under it; returns its height.
+double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const QString& low,
+                const QString& mid, const QString& high, double px, bool links) {
+    const QRectF bar(area.left(), area.top(), area.width(), 12);
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    for (int i = 0; i <= 8; ++i)
+        gradient.setColorAt(i / 8.0,
+                            links ? linkColor(i / 8.0, theme.dark) : utilizationColor(i / 8.0));
+    p.setPen(QPen(theme.node_border, 1));
+    p.setBrush(gradient);
+    p.drawRect(bar);
+    p.setFont(pixelFont(p.font(), px));
+    p.setPen(theme.muted);
+    const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), px * 1.5);
+    p.drawText(labels, Qt::AlignLeft | Qt::AlignTop, low);
+    const QFontMetricsF metrics(p.font());
+    // The middle label only when it cannot touch the ends.
+    if (metrics.horizontalAdvance(mid) +
+            2 * std::max(metrics.horizontalAdvance(low), metrics.horizontalAdvance(high)) + 24 <=
+        labels.width())
+        p.drawText(labels, Qt::AlignHCenter | Qt::AlignTop, mid);
+    p.drawText(labels, Qt::AlignRight | Qt::AlignTop, high);
+    return bar.height() + 2 + px * 1.5;
+}
+
+/// Draws the legend in `area`; `full` adds the symbols, the layout in words and key figures
+/// (exports). Returns the height used.
+double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool full,
+                   TopologyView::HoverGroups hover_groups) {
+    const ViewTheme& t = m.theme;
+    const double title_px = full ? 14 : 12;
+    const double text_px = full ? 12 : 11;
+    double y = area.top();
+    auto text = [&](const QString& s, double px, const QColor& color, bool bold = false,
+                    bool wrap = false) {
+        p.setFont(pixelFont(p.font(), px, bold));
+        p.setPen(color);
+        const QRectF r(area.left(), y, area.width(), 1000);
+        const int flags = Qt::AlignLeft | Qt::AlignTop | (wrap ? Qt::TextWordWrap : 0);
+        const QRectF used = p.boundingRect(r, flags, s);
+        p.drawText(r, flags, s);
+        y += used.height() + 2;
+    };
+    const MetricText mt = metricText(m);
+    text(mt.title, title_px, t.text, true);
+    text(mt.subtitle, text_px, t.muted, false, true);
+    y += 2;
+    y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, mt.low, mt.mid, mt.high, text_px);
+    y += full ? 12 : 8;
+    text(QStringLiteral("Links: utilization"), title_px, t.text, true);
+    text(QStringLiteral("bytes ÷ (bandwidth × step time)"), text_px, t.muted, false, true);
+    y += 2;
+    y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, QStringLiteral("0%"),
+                  QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px, true);
+    y += 4;
+    // No traffic, hottest GPU.
+    p.setFont(pixelFont(p.font(), text_px));
+    p.setPen(QPen(t.idle_link, 3));
+    p.drawLine(QPointF(area.left(), y + text_px * 0.6),
+               QPointF(area.left() + 22, y + text_px * 0.6));
+    p.setPen(t.muted);
+    p.drawText(QRectF(area.left() + 28, y, area.width() - 28, text_px * 1.4),
+               Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("no traffic"));
+    if (m.metric == GpuMetric::expert_load && m.hottest >= 0) {
+        // Beside "no traffic" when there is room, else on the next line.
+        const bool beside = area.width() >= 230;
+        if (!beside)
+            y += text_px * 1.4 + 2;
+        const double x = beside ? area.left() + area.width() / 2 : area.left() + 5;
+        QPainterPath flag;
+        flag.moveTo(x, y + 1);
+        flag.lineTo(x + 12, y + 1);
+        flag.lineTo(x + 12, y + 13);
+        flag.closeSubpath();
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0xD62728));
+        p.drawPath(flag);
+        p.setPen(t.muted);
+        p.drawText(QRectF(x + 18, y, area.right() - x - 18, text_px * 1.4),
+                   Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("hottest GPU"));
+    }
+    y += text_px * 1.4 + 4;
+
+    if (m.any_highlight) {
+        p.setPen(QPen(t.highlight, 3));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(QRectF(area.left() + 1, y + 1, 18, text_px));
+        p.setPen(t.text);
+        p.setFont(pixelFont(p.font(), text_px));
+        const QString label =
+            m.highlight_label.isEmpty() ? QStringLiteral("highlighted GPUs") : m.highlight_label;
+        const QRectF r(area.left() + 28, y, area.width() - 28, 1000);
+        const QRectF used = p.boundingRect(r, Qt::AlignLeft | Qt::TextWordWrap, label);
+        p.drawText(r, Qt::AlignLeft | Qt::TextWordWrap, label);
+        y += std::max(used.height(), text_px * 1.4) + 4;
+    }
+
+    if (!full) {
+        // Hover group colours, one row.
+        std::vector<GroupKind> kinds;
+        switch (hover_groups) {
+        case TopologyView::HoverGroups::all:
+            kinds.assign(kAllHoverKinds.rbegin(), kAllHoverKinds.rend());
+            break;
+        case TopologyView::HoverGroups::ep:
+            kinds = {GroupKind::ep};
+            break;
+        case TopologyView::HoverGroups::tp:
+            kinds = {GroupKind::tp};
+            break;
+        case TopologyView::HoverGroups::cp:
+            kinds = {GroupKind::cp};
+            break;
+        case TopologyView::HoverGroups::dp:
+            kinds = {GroupKind::dp};
+            break;
+        case TopologyView::HoverGroups::pp:
+            kinds = {GroupKind::pp};
+            break;
+        case TopologyView::HoverGroups::etp:
+            kinds = {GroupKind::etp};
+            break;
+        case TopologyView::HoverGroups::edp:
+            kinds = {GroupKind::edp};
+            break;
+        }
+        p.setFont(pixelFont(p.font(), text_px));
+        double x = area.left();
+        p.setPen(t.muted);
+        const QString lead = QStringLiteral("hover:");
+        p.drawText(QRectF(x, y, 50, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter, lead);
+        x += QFontMetricsF(p.font()).horizontalAdvance(lead) + 6;
+        for (const GroupKind kind : kinds) {
+            const QString name = groupName(kind);
+            const double item_w = 20 + QFontMetricsF(p.font()).horizontalAdvance(name);
+            if (x + item_w > area.right()) { // wrap
+                x = area.left();
+                y += text_px * 1.4;
+            }
+            p.setPen(QPen(groupColor(kind), 2.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRoundedRect(QRectF(x + 1, y + 2, 12, text_px - 2), 2, 2);
+            p.setPen(t.text);
+            p.drawText(QRectF(x + 16, y, 40, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
+                       name);
+            x += item_w + 8;
+        }
+        y += text_px * 1.4;
+        return y - area.top();
+    }
+
+    // Symbols.
+    y += 8;
+    text(QStringLiteral("Symbols"), title_px, t.text, true);
+    auto symbol = [&](const std::function<void(const QRectF&)>& draw, const QString& label) {
+        const QRectF icon(area.left(), y, 26, 16);
+        draw(icon);
+        p.setFont(pixelFont(p.font(), text_px));
+        p.setPen(t.muted);
+        p.drawText(QRectF(area.left() + 34, y - 1, area.width() - 34, 18),
+                   Qt::AlignLeft | Qt::AlignVCenter, label);
+        y += 21;
+    };
+    symbol(
+        [&](const QRectF& r) {
+            p.setPen(QPen(utilizationColor(0.5).darker(140), 1));
+            p.setBrush(utilizationColor(0.5));
+            p.drawRoundedRect(r.adjusted(5, 0, -5, 0), 3, 3);
+        },
+        QStringLiteral("GPU (number = global GPU id)"));
+    symbol(
+        [&](const QRectF& r) {
+            p.setPen(QPen(t.switch_fill, 1));
+            p.setBrush(utilizationColor(0.2));
+            p.drawRect(r.adjusted(3, 4, -3, -4));
+        },
+        QStringLiteral("NIC, filled by its fabric link"));
+    symbol(
+        [&](const QRectF& r) {
+            p.setPen(Qt::NoPen);
+            p.setBrush(t.switch_fill);
+            p.drawRoundedRect(r.adjusted(0, 4, 0, -4), 2, 2);
+        },
+        QString::fromStdString(m.result->scenario.cluster.gpu.scale_up_fabric) +
+            QStringLiteral(" switch (scale-up domain)"));
+    symbol(
+        [&](const QRectF& r) {
+            p.setPen(Qt::NoPen);
+            p.setBrush(t.switch_fill);
+            p.drawRoundedRect(r.adjusted(0, 1, 0, -1), 3, 3);
+        },
+        QStringLiteral("leaf / spine switch"));
+
+    // The layout in words and key figures: what a reviewer asks first.
+    const Report& r = *m.report;
+    y += 8;
+    text(QStringLiteral("Key figures"), title_px, t.text, true);
+    QStringList figures;
+    figures << QStringLiteral("step time %1 · %2 tokens/s · MFU %3")
+                   .arg(formatSeconds(r.step_time_s))
+                   .arg(formatCount(r.throughput.tokens_per_s))
+                   .arg(formatPercent(r.throughput.mfu));
+    if (m.hottest >= 0 && r.load.moe_layers > 0)
+        figures << QStringLiteral("hottest GPU %1: %2× the mean in its hottest layer")
+                       .arg(m.hottest)
+                       .arg(r.load.max_imbalance, 0, 'f', 2);
+    if (m.busiest_link >= 0) {
+        const Link& link = m.graph->links[static_cast<size_t>(m.busiest_link)];
+        figures << QStringLiteral("busiest link %1 → %2 (%3): %4 of the step")
+                       .arg(QString::fromStdString(
+                           m.graph->vertices[static_cast<size_t>(link.a)].label))
+                       .arg(QString::fromStdString(
+                           m.graph->vertices[static_cast<size_t>(link.b)].label))
+                       .arg(QString::fromLatin1(toString(link.kind)).replace('_', '-'))
+                       .arg(formatPercent(m.util(m.busiest_link)));
+    }
+    for (const QString& f : figures)
+        text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
+    if (!r.layout_description.empty()) {
+        y += 8;
+        text(QStringLiteral("Layout"), title_px, t.text, true);
+        for (const std::string& line : r.layout_description) {
+            if (y > area.bottom() - text_px * 3)
+                break;
+            text(QStringLiteral("• ") + QString::fromStdString(line), text_px, t.muted, false,
+                 true);
+        }
+    }
+    return y - area.top();
+}
+
+} // namespace detail
+} // namespace moe::widgets
