@@ -47,7 +47,7 @@ private slots:
         const LoadResult loaded = loadScenarioText(kYaml, "dummy.yaml");
         QVERIFY2(loaded.ok(), messages(loaded.diagnostics).c_str());
         QCOMPARE(loaded.scenario->routing.schema_test_field, 6);
-        QCOMPARE(loaded.source.find("routing.schema_test_field").line, 16);
+        QCOMPARE(loaded.source.find("routing.schema_test_field").line, 15);
         // Saved because it differs from its default (4), and read back.
         const std::string saved = toYaml(*loaded.scenario);
         QVERIFY2(saved.find("schema_test_field: 6") != std::string::npos, saved.c_str());
@@ -71,7 +71,7 @@ private slots:
         QVERIFY(!high.ok());
         QCOMPARE(high.diagnostics.size(), std::size_t(1));
         QCOMPARE(high.diagnostics[0].field, std::string("routing.schema_test_field"));
-        QCOMPARE(high.diagnostics[0].line, 16);
+        QCOMPARE(high.diagnostics[0].line, 15);
         QCOMPARE(high.diagnostics[0].message,
                  std::string("routing.schema_test_field = 9 exceeds the supported maximum of 7"));
         const LoadResult low = loadScenarioTextWithOverrides(kYaml, "dummy.yaml", ".",
