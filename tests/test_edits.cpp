@@ -1,5 +1,5 @@
-// Field-by-field edits (moe/edits.h): the metadata table covers every key of the documented
-// format, values read back exactly, and setScenarioField accepts and refuses exactly what a file
+// Field-by-field edits (moe/edits.h): the metadata table covers every key of the format
+// reference, values read back exactly, and setScenarioField accepts and refuses exactly what a file
 // (or --set) would.
 #include "moe/edits.h"
 #include "moe/scenario_io.h"
@@ -15,38 +15,28 @@ using namespace moe;
 
 namespace {
 
-/// The keys documented in docs/scenario.md's field tables, as dotted paths.
+/// The keys documented in the format reference (docs/format.md, generated from the schema
+/// table), as dotted paths: one table per section, a row per key.
 std::set<std::string> documentedKeys() {
-    const std::string readme = test::readFile(std::string(MOE_SOURCE_DIR) + "/docs/scenario.md");
-    const std::size_t begin = readme.find("<!-- BEGIN SCENARIO FORMAT -->");
-    const std::size_t end = readme.find("<!-- END SCENARIO FORMAT -->");
+    const std::string reference = test::readFile(std::string(MOE_SOURCE_DIR) + "/docs/format.md");
     std::set<std::string> keys;
-    if (begin == std::string::npos || end == std::string::npos)
-        return keys;
-    const std::string text = readme.substr(begin, end - begin);
-    const std::regex heading(R"(^### `(\w+)`)");
-    const std::regex row(R"(^\| `([a-z_.]+)` \|)");
+    const std::regex heading(R"(^## `([\w.]+)`)");
+    const std::regex row(R"(^\| `([a-z0-9_]+)` \|)");
     std::string section;
     std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t stop = text.find('\n', start);
+    while (start < reference.size()) {
+        std::size_t stop = reference.find('\n', start);
         if (stop == std::string::npos)
-            stop = text.size();
-        const std::string line = text.substr(start, stop - start);
+            stop = reference.size();
+        const std::string line = reference.substr(start, stop - start);
         start = stop + 1;
         std::smatch m;
-        if (std::regex_search(line, m, heading)) {
+        if (std::regex_search(line, m, heading))
             section = m[1];
-        } else if (line.rfind("### ", 0) == 0) {
-            section = "-"; // tables after the format sections (catalog) are not keys
-        } else if (section != "-" && std::regex_search(line, m, row)) {
-            const std::string key = m[1];
-            // The top-level table lists the sections themselves.
-            if (section.empty() && (key == "cluster" || key == "model" || key == "training" ||
-                                    key == "layout" || key == "routing"))
-                continue;
-            keys.insert(section.empty() ? key : section + "." + key);
-        }
+        else if (line == "## Top level")
+            section.clear();
+        else if (std::regex_search(line, m, row))
+            keys.insert(section.empty() ? std::string(m[1]) : section + "." + std::string(m[1]));
     }
     return keys;
 }
@@ -76,12 +66,7 @@ class TestEdits : public QObject {
 private slots:
     void tableCoversTheDocumentedFormat() {
         std::set<std::string> documented = documentedKeys();
-        QVERIFY2(documented.size() > 60, "docs/scenario.md field tables not found");
-        // gpu_overrides is one row whose sub-keys are listed in prose.
-        QVERIFY(documented.erase("cluster.gpu_overrides"));
-        for (const char* key :
-             {"name", "bf16_tflops", "fp8_tflops", "hbm_gb", "hbm_tbps", "power_w", "price_usd"})
-            documented.insert(std::string("cluster.gpu_overrides.") + key);
+        QVERIFY2(documented.size() > 60, "docs/format.md tables not found");
         std::set<std::string> table;
         for (const FieldInfo& f : scenarioFields())
             table.insert(f.path);
@@ -289,36 +274,59 @@ private slots:
         QVERIFY(!bad.ok());
     }
 
-    // Moving a node between racks: the default's two full racks of 4 (nodes_per_rack 4).
+    // Moving a node between racks, a typed edit: the default's two full racks of 4
+    // (nodes_per_rack 4).
     void movingNodesBetweenRacks() {
+        using Racks = std::vector<int>;
         Scenario s = defaultScenario();
         // Into a full rack: the capacity rule refuses it and says why.
-        const std::optional<std::string> full = rackNodesAfterMove(s.cluster, 0, 1);
-        QCOMPARE(full.value(), std::string("[3, 5]"));
-        const FieldEditResult refused = setScenarioField(s, "cluster.rack_nodes", *full);
+        QCOMPARE(rackNodesAfterMove(s.cluster, 0, 1).value(), (Racks{3, 5}));
+        const FieldEditResult refused = moveNodeBetweenRacks(s, 0, 1);
         QVERIFY(!refused.ok());
         QCOMPARE(refused.diagnostics.front().message,
                  std::string("cluster.rack_nodes[1] = 5 is more than a rack holds "
                              "(cluster.nodes_per_rack = 4)"));
         // Into a new rack after the last one, then back: the emptied rack disappears.
-        const std::optional<std::string> opened = rackNodesAfterMove(s.cluster, 0, 2);
-        QCOMPARE(opened.value(), std::string("[3, 4, 1]"));
-        FieldEditResult r = setScenarioField(s, "cluster.rack_nodes", *opened);
+        QCOMPARE(rackNodesAfterMove(s.cluster, 0, 2).value(), (Racks{3, 4, 1}));
+        FieldEditResult r = moveNodeBetweenRacks(s, 0, 2);
         QVERIFY2(r.ok(), messages(r.diagnostics).c_str());
         QCOMPARE(r.scenario->cluster.rackCount(), 3);
-        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 0).value(), std::string("[4, 4]"));
-        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 1).value(), std::string("[3, 5]"));
+        QCOMPARE(r.scenario->cluster.rack_nodes, (Racks{3, 4, 1}));
+        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 0).value(), (Racks{4, 4}));
+        QCOMPARE(rackNodesAfterMove(r.scenario->cluster, 2, 1).value(), (Racks{3, 5}));
+        // The typed edit and the text one agree.
+        const FieldEditResult typed = setField(s, "cluster.rack_nodes", FieldValue(Racks{3, 4, 1}));
+        const FieldEditResult text = setScenarioField(s, "cluster.rack_nodes", "[3, 4, 1]");
+        QVERIFY(typed.ok() && text.ok() && *typed.scenario == *text.scenario);
         // Nothing to move: same rack, or a rack that does not exist.
         QVERIFY(!rackNodesAfterMove(s.cluster, 1, 1));
         QVERIFY(!rackNodesAfterMove(s.cluster, 2, 0));
         QVERIFY(!rackNodesAfterMove(s.cluster, 0, 3));
+        QVERIFY(!moveNodeBetweenRacks(s, 1, 1).ok());
         // A rack-wide NVLink domain (NVL72) is a fixed unit: a tray cannot change racks.
         s.cluster.scale_up_domain = ScaleUpDomain::rack;
-        const FieldEditResult nvl =
-            setScenarioField(s, "cluster.rack_nodes", *rackNodesAfterMove(s.cluster, 0, 2));
+        const FieldEditResult nvl = moveNodeBetweenRacks(s, 0, 2);
         QVERIFY(!nvl.ok());
         QVERIFY2(messages(nvl.diagnostics).find("a rack is one NVLink domain") != std::string::npos,
                  messages(nvl.diagnostics).c_str());
+    }
+
+    // A typed value of the wrong type is refused with the field's name; the typed and the text
+    // paths agree with the file's reading (the text path is the loader's strict reader).
+    void typedEditsCheckTheType() {
+        const Scenario& s = defaultScenario();
+        const FieldEditResult wrong = setField(s, "layout.ep", FieldValue(std::string("eight")));
+        QVERIFY(!wrong.ok());
+        QVERIFY2(mentions(wrong.diagnostics, "layout.ep: expected a whole number"),
+                 messages(wrong.diagnostics).c_str());
+        const FieldEditResult ep = setField(s, "layout.ep", FieldValue(int64_t{16}));
+        QVERIFY2(ep.ok(), messages(ep.diagnostics).c_str());
+        QVERIFY(*ep.scenario == *setScenarioField(s, "layout.ep", "16").scenario);
+        const FieldEditResult schedule =
+            setField(s, "layout.schedule", FieldValue(std::string("zigzag")));
+        QVERIFY(!schedule.ok());
+        QVERIFY(mentions(schedule.diagnostics, "expected one of gpipe | 1f1b"));
+        QVERIFY(!setField(s, "layout.epp", FieldValue(int64_t{2})).ok());
     }
 };
 

@@ -124,6 +124,7 @@ void buildProgram(CLI::App& app, CommandTable& table, ProgramOptions& options) {
     addScenarioCommands(app, table);
     addSearchCommand(app, table);
     addSweepCommand(app, table);
+    addSchemaCommand(app, table);
     addImportExportCommands(app, table);
     // Runs before parsing (run() below): CLI11 would take a topic that names a command as that
     // command. Defined here for the help, the manual page and the completion.

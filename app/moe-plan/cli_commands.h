@@ -47,6 +47,7 @@ CLI::Validator wholeNumber(int64_t min, int64_t max = std::numeric_limits<int64_
 void addScenarioCommands(CLI::App& app, CommandTable& table); ///< evaluate ... timeline, edit
 void addSearchCommand(CLI::App& app, CommandTable& table);
 void addSweepCommand(CLI::App& app, CommandTable& table);
+void addSchemaCommand(CLI::App& app, CommandTable& table); ///< the scenario format
 void addImportExportCommands(CLI::App& app, CommandTable& table);
 
 } // namespace moe::cli

@@ -1,27 +1,20 @@
 #pragma once
 // Field-by-field access to a scenario by dotted path ("layout.ep"), for editors and what-ifs.
-// Every field of the documented format has one row in scenarioFields() with its unit, range,
-// choices and a tooltip, so an editor can be generated from the table instead of hand-written.
-// setScenarioField applies a value with exactly the semantics of `--set`: the scenario is
-// written as YAML, the override applied to that text and the result loaded and validated, so an
-// edit is accepted if and only if a file with that value would load.
+// scenarioFields() is the editor's view of the schema table (schema.h): every field with its
+// unit, range, choices and a tooltip, so an editor is generated from the table.
+// Edits are typed operations (setField, moveNodeBetweenRacks) checked by the loader's rules:
+// the value is read by its schema row (schema.h) and the edited scenario validated as a whole,
+// so an edit is accepted if and only if a file with that value would load.
 
 #include "moe/diagnostics.h"
 #include "moe/scenario.h"
+#include "moe/schema.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace moe {
-
-enum class FieldKind {
-    integer, ///< whole number
-    number,  ///< real number
-    text,    ///< free text (choices, if any, are suggestions)
-    choice,  ///< one of `choices`
-    list,    ///< a YAML list in flow style (layout.expert_placement)
-};
 
 struct FieldInfo {
     std::string path;  ///< dotted path as in the file and in --set: "cluster.scale_up.domain"
@@ -56,21 +49,36 @@ struct FieldEditResult {
     bool ok() const { return scenario.has_value(); }
 };
 
-/// `scenario` with `path` set to `value` (text as typed; `text` fields are taken literally),
-/// validated as a whole. Fields whose default depends on others follow them as they would in a
-/// file that leaves them out (dp derived from the GPU count, kv_heads = heads, a new GPU preset's
-/// node shape). `base_dir` resolves a relative routing histogram. Unknown paths and invalid
-/// values give errors naming the field.
+/// `scenario` with the field at `path` set to `value` (typed: a whole number, a name, a list),
+/// validated as a whole by the loader's rules (validate.h). Every other field that had its
+/// default follows the new default as it would in a file that leaves it out (dp derived from
+/// the GPU count, kv_heads = heads, a new GPU preset's figures and node shape); every field that
+/// was set keeps its value. `base_dir` resolves a relative routing histogram. Unknown paths and
+/// values of the wrong type give errors naming the field.
+FieldEditResult setField(const Scenario& scenario, const std::string& path, const FieldValue& value,
+                         const std::string& base_dir = ".");
+
+/// setField with the value as typed: read by the field's type as the loader reads a file
+/// (`text` fields are taken literally), so an edit is refused with the same message as the file.
+/// Paths into list items ("layout.expert_placement[0].expert") go through setFieldAsOverride.
 FieldEditResult setScenarioField(const Scenario& scenario, const std::string& path,
                                  const std::string& value, const std::string& base_dir = ".");
 
-/// The value of cluster.rack_nodes after one node of `from_rack` moves into `to_rack`
-/// (to_rack == rackCount() opens a new rack after the last): the resolved per-rack counts with
-/// one node less in `from_rack` (dropped when it empties) and one more in `to_rack`, as flow YAML
-/// ("[3, 5]"). Racks hold consecutive nodes, so which node of a rack moves does not matter: nodes
-/// are alike. nullopt when the racks do not exist or are the same; capacity and the rack-wide
-/// NVLink rule are left to setScenarioField, which explains a refusal.
-std::optional<std::string> rackNodesAfterMove(const ClusterSpec& cluster, int from_rack,
-                                              int to_rack);
+/// The `--set` path: the scenario written as YAML, the override applied to that text and the
+/// result loaded. Only for what typed edits cannot address (an item inside a list).
+FieldEditResult setFieldAsOverride(const Scenario& scenario, const std::string& path,
+                                   const std::string& value, const std::string& base_dir = ".");
+
+/// The per-rack node counts (cluster.rack_nodes) after one node of `from_rack` moves into
+/// `to_rack` (to_rack == rackCount() opens a new rack after the last): the resolved counts with
+/// one node less in `from_rack` (dropped when it empties) and one more in `to_rack`. Racks hold
+/// consecutive nodes, so which node of a rack moves does not matter: nodes are alike. nullopt
+/// when the racks do not exist or are the same; capacity and the rack-wide NVLink rule are left
+/// to the validator (moveNodeBetweenRacks explains a refusal).
+std::optional<std::vector<int>> rackNodesAfterMove(const ClusterSpec& cluster, int from_rack,
+                                                   int to_rack);
+
+/// The typed edit of moving one node between racks: setField of cluster.rack_nodes.
+FieldEditResult moveNodeBetweenRacks(const Scenario& scenario, int from_rack, int to_rack);
 
 } // namespace moe

@@ -219,6 +219,11 @@ struct RoutingSpec {
     std::vector<std::vector<double>> histogram;
     double balance = 0.0; ///< 0 = raw popularity, 1 = perfectly uniform
     uint64_t seed = 1;
+#ifdef MOE_SCHEMA_TEST_FIELD
+    /// Only in the schema test's build of the format (test_schema_dummy): a field that nothing
+    /// but its row in the schema table declares.
+    int schema_test_field = 4;
+#endif
     bool operator==(const RoutingSpec&) const = default;
 };
 

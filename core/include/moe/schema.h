@@ -7,6 +7,7 @@
 // checks of validateScenario (validate.h) and the format reference (docs/format.md, written by
 // `moe-plan schema --markdown`). Rules that tie several fields together stay in validate.cpp.
 
+#include "moe/field_value.h"
 #include "moe/scenario.h"
 
 #include <cstdint>
@@ -18,14 +19,6 @@
 #include <vector>
 
 namespace moe {
-
-enum class FieldKind {
-    integer, ///< whole number
-    number,  ///< real number
-    text,    ///< free text (choices, if any, are suggestions: layout.order)
-    choice,  ///< one of `choices`
-    list,    ///< a YAML list in flow style (cluster.rack_nodes, layout.expert_placement)
-};
 
 /// What a field's value must satisfy on its own. validateScenario reports a value outside it
 /// with the field's name; the editors derive their spin-box bounds from it.
@@ -50,11 +43,6 @@ struct Range {
     static Range between(double min, double max) { return {Kind::between, min, max}; }
 };
 
-/// A field's value, typed: whole numbers, unsigned whole numbers (routing.seed), real numbers,
-/// text (also the name of a choice and a rank order), and the two lists of the format.
-using FieldValue = std::variant<int64_t, uint64_t, double, std::string, std::vector<int>,
-                                std::vector<ExpertPlacement>>;
-
 /// How a row reads and writes its member of Scenario (defined where the table is built).
 struct FieldAccess;
 
@@ -77,13 +65,14 @@ struct SchemaField {
     int decimals = 0; ///< digits shown for numbers
     /// When set, the range is checked only where this holds (MLA dimensions with MLA).
     bool (*applies)(const Scenario&) = nullptr;
+    /// The validator checks the range inside the rule that ties the field to others
+    /// (model.top_k and the FFN sizes depend on model.experts), with that rule's message.
+    bool range_checked_by_rules = false;
     const FieldAccess* access = nullptr;
 
     /// Editor bounds, from the range (and the type: unsigned fields start at 0).
     std::optional<double> min() const;
     std::optional<double> max() const;
-    /// The help text with the default, for tooltips.
-    std::string tooltip() const;
 };
 
 /// A map of fields: "cluster", "cluster.scale_up", ...
@@ -121,6 +110,7 @@ private:
     std::vector<SchemaField> fields_;
     std::map<std::string, std::vector<SchemaEntry>, std::less<>> children_;
     std::map<std::string, std::size_t, std::less<>> field_index_;
+    std::map<std::string, std::size_t, std::less<>> section_index_;
 };
 
 /// The format every scenario file, editor and front end uses (built once, thread-safe).
@@ -131,6 +121,18 @@ FieldValue fieldValue(const SchemaField& field, const Scenario& scenario);
 /// The value as it is written in a file: numbers in their shortest exact form, enums by name,
 /// lists in flow style ("[3, 5]", "[{expert: 3, ep_ranks: [0, 1]}]").
 std::string fieldText(const SchemaField& field, const Scenario& scenario);
+/// Stores `value` in the field (no other field changes, no validation); returns "" or why the
+/// value does not fit the field's type ("expected one of ...").
+std::string assignField(const SchemaField& field, Scenario& scenario, const FieldValue& value);
+/// A typed value as it is written in a file and in --set (text unquoted).
+std::string formatFieldValue(const FieldValue& value);
+
+/// How the reference names a field's type ("whole number", "one of `a`, `b`"), its range
+/// ("1 to 131072", "> 0", "≥ 0"; empty when any value goes) and its default ("required", a
+/// value, or words such as "the GPU preset's").
+std::string describeType(const SchemaField& field);
+std::string describeRange(const SchemaField& field);
+std::string describeDefault(const SchemaField& field);
 
 /// The format reference in Markdown (docs/format.md): one table per section with each field's
 /// type, unit, range, default and meaning.

@@ -3,8 +3,8 @@
 // Scenario. access<&Scenario::layout, &LayoutSpec::ep>() gives the operations for layout.ep from
 // the member's C++ type alone, so a row of the table names its member once and nothing else.
 
+#include "moe/field_value.h"
 #include "moe/format.h"
-#include "moe/schema.h"
 #include "yaml_values.h"
 
 #include <array>
@@ -16,6 +16,10 @@
 namespace moe {
 
 struct FieldAccess {
+    /// The kind the member's C++ type gives (enums: choice; RankOrder: text; vectors: list).
+    FieldKind kind;
+    /// The enum's names, in the reference's order; empty for other types.
+    std::vector<std::string> (*names)();
     /// The node as this field's type (strict; errors by path), or nullopt.
     std::optional<FieldValue> (*parse)(yaml::ValueSink&, const YAML::Node&, const std::string&);
     /// Stores `value`; returns "" or why it cannot be stored ("expected one of ...").
@@ -237,6 +241,17 @@ template <auto... Members> constexpr FieldAccess memberAccess() {
     using namespace field_access;
     using Member = std::remove_cvref_t<decltype(follow<Members...>(std::declval<Scenario&>()))>;
     FieldAccess a{};
+    if constexpr (std::is_enum_v<Member>) {
+        a.kind = FieldKind::choice;
+        a.names = [] { return namesOf<Member>(); };
+    } else {
+        a.kind = std::is_integral_v<Member>            ? FieldKind::integer
+                 : std::is_floating_point_v<Member>    ? FieldKind::number
+                 : std::is_same_v<Member, std::string> ? FieldKind::text
+                 : std::is_same_v<Member, RankOrder>   ? FieldKind::text
+                                                       : FieldKind::list;
+        a.names = [] { return std::vector<std::string>{}; };
+    }
     a.parse = [](yaml::ValueSink& sink, const YAML::Node& node, const std::string& path) {
         return parseAs(sink, node, path, static_cast<Member*>(nullptr));
     };
@@ -265,5 +280,21 @@ template <auto... Members> constexpr FieldAccess memberAccess() {
 }
 
 template <auto... Members> inline constexpr FieldAccess kMember = memberAccess<Members...>();
+
+/// What a file with only the required fields loads to, before presets are resolved: the value
+/// of every field the reference gives as its default.
+Scenario initialScenario();
+/// The NIC a scenario gets when it names none.
+inline constexpr const char* kDefaultNicPreset = "cx7-400g";
+/// layout.dp's default: GPUs / (tp*cp*pp) when that divides; nullopt when it does not (or a
+/// degree is below 1).
+std::optional<int> derivedDp(const Scenario& s);
+/// The scenario a file with only presets and required fields would load to, given the other
+/// fields of `s` that defaults depend on (dp, kv_heads, nics_per_node, the presets' figures):
+/// toYaml leaves out every field equal to it, and a typed edit lets every field that equals it
+/// follow it.
+Scenario baselineFor(const Scenario& s);
+/// The catalog's node shape of a GPU preset (GPUs per node, rack, server and rack estimates).
+void applyNodeShape(const std::string& gpu_preset, ClusterSpec& cluster);
 
 } // namespace moe

@@ -2,7 +2,9 @@
 
 #include "moe/format.h"
 #include "moe/limits.h"
+#include "moe/schema.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -53,12 +55,21 @@ public:
         , source_(source) {}
 
     Diagnostics run() {
+        // Each section's own ranges first, then the rules that tie its fields to others, so
+        // messages come in file order.
+        for (const char* section : {"scenario", "cluster"})
+            checkRanges(section);
         checkCluster();
+        checkRanges("model");
         checkModel();
+        checkRanges("training");
         checkTraining();
+        checkRanges("layout");
         checkLayout();
         checkExpertPlacement();
+        checkRanges("routing");
         checkRouting();
+        checkRanges({}); // any section without rules of its own
         return std::move(out_);
     }
 
@@ -79,6 +90,7 @@ private:
     bool needs_ffn_ = false;
     bool ep_ok_ = false;
     bool batch_ok_ = false; ///< global and micro-batch sizes within their bounds
+    std::set<std::string, std::less<>> out_of_range_; ///< fields whose own range failed
 
     void report(Diagnostic::Severity severity, const std::string& field, std::string message) {
         Diagnostic d;
@@ -173,52 +185,71 @@ private:
                          dividend_name + " = " + formatNumber(dividend) + why);
     }
 
+    /// The own range of every field of `section` ("": of the sections not listed in run()), from
+    /// the schema table (schema.h), in table order. The rules
+    /// below tie fields together and skip those whose own value is already refused.
+    void checkRanges(std::string_view section) {
+        static constexpr std::string_view kWithRules[] = {"scenario", "cluster", "model",
+                                                          "training", "layout",  "routing"};
+        for (const SchemaField& field : scenarioSchema().fields()) {
+            const bool wanted = section.empty()
+                                    ? std::find(std::begin(kWithRules), std::end(kWithRules),
+                                                field.section) == std::end(kWithRules)
+                                    : field.section == section;
+            if (!wanted || field.range.kind == Range::Kind::none || field.range_checked_by_rules ||
+                (field.applies && !field.applies(s_)))
+                continue;
+            if (!inRange(field, fieldValue(field, s_)))
+                out_of_range_.insert(field.path);
+        }
+    }
+    bool inRange(const SchemaField& field, const FieldValue& value) {
+        const Range& r = field.range;
+        if (const auto* real = std::get_if<double>(&value)) {
+            switch (r.kind) {
+            case Range::Kind::positive:
+                return requirePositive(field.path, *real);
+            case Range::Kind::at_least:
+                return requireAtLeast(field.path, *real, r.min);
+            case Range::Kind::size:
+            case Range::Kind::between:
+                return requireBetween(field.path, *real, r.min, r.max);
+            case Range::Kind::none:
+                return true;
+            }
+        }
+        const auto* whole = std::get_if<int64_t>(&value);
+        if (!whole)
+            return true; // unsigned (routing.seed), text and lists have no range
+        const auto bound = [](double b) { return static_cast<int64_t>(b); };
+        switch (r.kind) {
+        case Range::Kind::positive:
+            return requirePositive(field.path, *whole);
+        case Range::Kind::at_least:
+            return requireAtLeast(field.path, *whole, bound(r.min));
+        case Range::Kind::size:
+            return requireSize(field.path, *whole, bound(r.min), bound(r.max));
+        case Range::Kind::between:
+            return requireBetween(field.path, *whole, bound(r.min), bound(r.max));
+        case Range::Kind::none:
+            break;
+        }
+        return true;
+    }
+    /// For the fields whose range a rule checks (range_checked_by_rules): the table's range.
+    bool requireOwnRange(std::string_view path) {
+        const SchemaField* field = scenarioSchema().find(path);
+        return !field || inRange(*field, fieldValue(*field, s_));
+    }
+    /// The field's own range holds (checkRanges).
+    bool ok(std::string_view field) const { return !out_of_range_.contains(field); }
+
     void checkCluster() {
         const ClusterSpec& c = s_.cluster;
-        const GpuSpec& g = c.gpu;
-        // The preset's figures are known good, so a bad GPU figure can only come from an
-        // override: blame that.
-        requirePositive("cluster.gpu_overrides.bf16_tflops", g.bf16_tflops);
-        requirePositive("cluster.gpu_overrides.fp8_tflops", g.fp8_tflops);
-        requirePositive("cluster.gpu_overrides.hbm_gb", g.hbm_gb);
-        requirePositive("cluster.gpu_overrides.hbm_tbps", g.hbm_tbps);
-        requireAtLeast("cluster.gpu_overrides.power_w", g.power_w, 0.0);
-        requireAtLeast("cluster.gpu_overrides.price_usd", g.price_usd, 0.0);
-        requirePositive("cluster.scale_up.bandwidth_gbps", g.scale_up_gbps);
-        requireAtLeast("cluster.scale_up.latency_us", g.scale_up_latency_us, 0.0);
-
-        nodes_ok_ = requireSize("cluster.nodes", c.nodes, 1, kMaxGpus);
-        const bool gpn_ok =
-            requireSize("cluster.gpus_per_node", c.gpus_per_node, 1, limits::kMaxGpusPerNode);
-        const bool npr_ok =
-            requireSize("cluster.nodes_per_rack", c.nodes_per_rack, 1, limits::kMaxNodesPerRack);
-        const bool nics_ok = requireSize("cluster.scale_out.nics_per_node", c.nics_per_node, 1,
-                                         limits::kMaxNicsPerNode);
-        requirePositive("cluster.scale_out.bandwidth_gbps", c.nic.bandwidth_gbps);
-        requireAtLeast("cluster.scale_out.latency_us", c.nic.latency_us, 0.0);
-        requireAtLeast("cluster.scale_out.oversubscription", c.oversubscription, 1.0);
-        requireSize("cluster.scale_out.nodes_per_leaf", c.nodes_per_leaf, 0, kMaxGpus);
-        requireAtLeast("cluster.costs.gpu_hour_usd", c.gpu_hour_usd, 0.0);
-        requireAtLeast("cluster.costs.electricity_usd_per_kwh", c.electricity_usd_per_kwh, 0.0);
-        requireAtLeast("cluster.costs.pue", c.pue, 1.0);
-        requireAtLeast("cluster.costs.node_overhead_w", c.node_overhead_w, 0.0);
-        requireAtLeast("cluster.costs.rack_overhead_w", c.rack_overhead_w, 0.0);
-        requireAtLeast("cluster.costs.server_usd", c.server_usd, 0.0);
-        requireAtLeast("cluster.costs.rack_usd", c.rack_usd, 0.0);
-        requireAtLeast("cluster.costs.switch_usd", c.nic.switch_usd, 0.0);
-        requireAtLeast("cluster.costs.switch_w", c.nic.switch_w, 0.0);
-        requireAtLeast("cluster.costs.cable_usd", c.nic.cable_usd, 0.0);
-        requirePositive("cluster.costs.amortization_years", c.amortization_years);
-        const ReliabilitySpec& r = c.reliability;
-        requireAtLeast("cluster.reliability.gpu_failures_per_million_h",
-                       r.gpu_failures_per_million_h, 0.0);
-        requireAtLeast("cluster.reliability.node_failures_per_million_h",
-                       r.node_failures_per_million_h, 0.0);
-        requirePositive("cluster.reliability.checkpoint_write_gbps_per_node",
-                        r.checkpoint_write_gbps_per_node);
-        requireAtLeast("cluster.reliability.detection_s", r.detection_s, 0.0);
-        requireAtLeast("cluster.reliability.restart_s", r.restart_s, 0.0);
-
+        nodes_ok_ = ok("cluster.nodes");
+        const bool gpn_ok = ok("cluster.gpus_per_node");
+        const bool npr_ok = ok("cluster.nodes_per_rack");
+        const bool nics_ok = ok("cluster.scale_out.nics_per_node");
         if (nodes_ok_ && gpn_ok) {
             const int64_t gpus = product({c.nodes, c.gpus_per_node});
             if (gpus > kMaxGpus)
@@ -244,7 +275,6 @@ private:
                                        " is not divisible by cluster.nodes_per_rack = " +
                                        formatNumber(c.nodes_per_rack) +
                                        " (cluster.scale_up.domain = rack needs whole racks)");
-        requireAtLeast("cluster.rack_power_limit_kw", c.rack_power_limit_kw, 0.0);
         if (nodes_ok_ && npr_ok)
             checkRackNodes(c);
         if (gpn_ok && nics_ok && c.gpus_per_node % c.nics_per_node != 0)
@@ -283,38 +313,19 @@ private:
 
     void checkModel() {
         const ModelSpec& m = s_.model;
-        layers_ok_ = requireSize("model.layers", m.layers, 1, limits::kMaxLayers);
-        dense_layers_ok_ = requireSize("model.dense_layers", m.dense_layers, 0, limits::kMaxLayers);
-        const bool hidden_ok = requireSize("model.hidden", m.hidden, 1, limits::kMaxHidden);
-        const bool heads_ok = requireSize("model.heads", m.heads, 1, limits::kMaxHeads);
-        requireSize("model.head_dim", m.head_dim, 0, limits::kMaxHeadDim);
-        requireSize("model.seq_len", m.seq_len, 1, limits::kMaxSeqLen);
-        requireSize("model.vocab", m.vocab, 1, limits::kMaxVocab);
-        requireSize("model.shared_experts", m.shared_experts, 0, limits::kMaxSharedExperts);
-        requireSize("model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden, 0,
-                    limits::kMaxFfnHidden);
-        requireAtLeast("model.capacity_factor", m.capacity_factor, 0.0);
-
-        if (m.attention == AttentionKind::gqa) {
-            if (requireSize("model.kv_heads", m.kv_heads, 1, limits::kMaxHeads) && heads_ok)
-                requireDivides("model.kv_heads", "model.kv_heads", m.kv_heads, "model.heads",
-                               m.heads);
-        } else {
-            // DeepSeek-V2-Lite has no query compression: q_lora_rank 0 is legal.
-            requireSize("model.mla.q_lora_rank", m.mla.q_lora_rank, 0, limits::kMaxMlaRank);
-            requireSize("model.mla.kv_lora_rank", m.mla.kv_lora_rank, 1, limits::kMaxMlaRank);
-            requireSize("model.mla.qk_nope_head_dim", m.mla.qk_nope_head_dim, 1,
-                        limits::kMaxHeadDim);
-            requireSize("model.mla.qk_rope_head_dim", m.mla.qk_rope_head_dim, 1,
-                        limits::kMaxHeadDim);
-            requireSize("model.mla.v_head_dim", m.mla.v_head_dim, 1, limits::kMaxHeadDim);
-        }
+        layers_ok_ = ok("model.layers");
+        dense_layers_ok_ = ok("model.dense_layers");
+        const bool hidden_ok = ok("model.hidden");
+        const bool heads_ok = ok("model.heads");
+        // The MLA dimensions' ranges apply with MLA only (schema: onlyWhen).
+        if (m.attention == AttentionKind::gqa && ok("model.kv_heads") && heads_ok)
+            requireDivides("model.kv_heads", "model.kv_heads", m.kv_heads, "model.heads", m.heads);
         if (m.head_dim == 0 && hidden_ok && heads_ok && m.hidden % m.heads != 0)
             error("model.heads", "model.hidden = " + formatNumber(m.hidden) +
                                      " is not divisible by model.heads = " + formatNumber(m.heads) +
                                      "; set model.head_dim to give the head size");
 
-        if (requireSize("model.experts", m.experts, 0, limits::kMaxExperts)) {
+        if (ok("model.experts")) {
             moe_ = m.experts > 0;
             dense_ = !moe_;
         }
@@ -324,7 +335,7 @@ private:
             if (m.top_k != 0)
                 error("model.top_k", "model.top_k = " + formatNumber(m.top_k) +
                                          " must be 0 for a dense model" + experts_note);
-            requireSize("model.expert_ffn_hidden", m.expert_ffn_hidden, 0, limits::kMaxFfnHidden);
+            requireOwnRange("model.expert_ffn_hidden");
             if (m.ffn_hidden <= 0)
                 error("model.ffn_hidden", "model.ffn_hidden = " + formatNumber(m.ffn_hidden) +
                                               " must be greater than 0 for a dense model" +
@@ -334,7 +345,7 @@ private:
             return;
         }
         if (!moe_) {
-            requireSize("model.ffn_hidden", m.ffn_hidden, 0, limits::kMaxFfnHidden);
+            requireOwnRange("model.ffn_hidden");
             return;
         }
         if (m.top_k < 1)
@@ -372,19 +383,12 @@ private:
         else if (needs_ffn_)
             requireAtMost("model.ffn_hidden", m.ffn_hidden, limits::kMaxFfnHidden);
         else
-            requireSize("model.ffn_hidden", m.ffn_hidden, 0, limits::kMaxFfnHidden);
+            requireOwnRange("model.ffn_hidden");
     }
 
     void checkTraining() {
         const TrainingSpec& t = s_.training;
-        const bool global_ok =
-            requireSize("training.global_batch", t.global_batch, 1, limits::kMaxGlobalBatch);
-        const bool micro_ok =
-            requireSize("training.micro_batch", t.micro_batch, 1, limits::kMaxMicroBatch);
-        batch_ok_ = global_ok && micro_ok;
-        requireAtLeast("training.total_tokens", t.total_tokens, 0.0);
-        requireBetween("training.zero_stage", t.zero_stage, 0, 3);
-        requireAtLeast("training.checkpoint_interval_s", t.checkpoint_interval_s, 0.0);
+        batch_ok_ = ok("training.global_batch") && ok("training.micro_batch");
         if (t.optimizer != "adam" && t.optimizer != "adamw")
             error("training.optimizer",
                   "training.optimizer = \"" + t.optimizer + "\" is not one of: adam, adamw");
@@ -394,17 +398,17 @@ private:
         const LayoutSpec& l = s_.layout;
         const ModelSpec& m = s_.model;
         const TrainingSpec& t = s_.training;
-        const bool tp_ok = requireSize("layout.tp", l.tp, 1, kMaxGpus);
-        const bool cp_ok = requireSize("layout.cp", l.cp, 1, kMaxGpus);
-        const bool pp_ok = requireSize("layout.pp", l.pp, 1, kMaxGpus);
-        const bool dp_ok = requireSize("layout.dp", l.dp, 1, kMaxGpus);
-        const bool vpp_ok = requireSize("layout.vpp", l.vpp, 1, kMaxGpus);
-        ep_ok_ = requireSize("layout.ep", l.ep, 1, kMaxGpus);
-        const bool etp_ok = requireSize("layout.etp", l.etp, 1, kMaxGpus);
+        const bool tp_ok = ok("layout.tp");
+        const bool cp_ok = ok("layout.cp");
+        const bool pp_ok = ok("layout.pp");
+        const bool dp_ok = ok("layout.dp");
+        const bool vpp_ok = ok("layout.vpp");
+        ep_ok_ = ok("layout.ep");
+        const bool etp_ok = ok("layout.etp");
 
         checkOrder(l.order);
-        if (requireSize("layout.max_nodes_per_token", l.max_nodes_per_token, 0, kMaxGpus) &&
-            nodes_ok_ && l.max_nodes_per_token > s_.cluster.nodes)
+        if (ok("layout.max_nodes_per_token") && nodes_ok_ &&
+            l.max_nodes_per_token > s_.cluster.nodes)
             error("layout.max_nodes_per_token",
                   "layout.max_nodes_per_token = " + formatNumber(l.max_nodes_per_token) +
                       " exceeds cluster.nodes = " + formatNumber(s_.cluster.nodes));
@@ -625,8 +629,6 @@ private:
 
     void checkRouting() {
         const RoutingSpec& r = s_.routing;
-        requireAtLeast("routing.zipf_alpha", r.zipf_alpha, 0.0);
-        requireBetween("routing.balance", r.balance, 0.0, 1.0);
         if (r.model != PopularityModel::histogram || !moe_)
             return;
         const std::string field = "routing.histogram_csv";

@@ -98,8 +98,9 @@ bool TopologyView::canDragNodes() const {
 
 namespace {
 
-QString rackNodesAssignment(const std::string& value) {
-    return QStringLiteral("cluster.rack_nodes=") + QString::fromStdString(value);
+QString rackNodesAssignment(const std::vector<int>& racks) {
+    return QStringLiteral("cluster.rack_nodes=") +
+           QString::fromStdString(formatFieldValue(FieldValue(racks)));
 }
 
 /// The undo step's name, and the start of the drag preview.
@@ -120,7 +121,7 @@ QString TopologyView::nodeMovePreview(int node, int to_rack) const {
         return {};
     const int from = m.rackOfNode(node);
     const ClusterSpec& cluster = document_->scenario().cluster;
-    const std::optional<std::string> value = rackNodesAfterMove(cluster, from, to_rack);
+    const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     if (!value)
         return {};
     const FieldEditResult preview = document_->previewFields({rackNodesAssignment(*value)});
@@ -156,7 +157,7 @@ bool TopologyView::moveNode(int node, int to_rack) {
         return false;
     const int from = m.rackOfNode(node);
     const ClusterSpec& cluster = document_->scenario().cluster;
-    const std::optional<std::string> value = rackNodesAfterMove(cluster, from, to_rack);
+    const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     const FieldEditResult preview =
         value ? document_->previewFields({rackNodesAssignment(*value)}) : FieldEditResult{};
     if (value && preview.ok() && preview.scenario->cluster.nodesInRacks() == cluster.nodesInRacks())
