@@ -300,10 +300,11 @@ void addShow(CLI::App& app, CommandTable& table) {
 
 void addCatalog(CLI::App& app, CommandTable& table) {
     auto o = std::make_shared<ScenarioOptions>();
+    // The lambda owns the options: --json is bound to o->json, which is written while parsing.
     CLI::App* c =
-        table.add(app, "catalog", "Lists the built-in GPU and NIC presets.", [](CommandIo& io) {
+        table.add(app, "catalog", "Lists the built-in GPU and NIC presets.", [o](CommandIo& io) {
             const Catalog& catalog = builtinCatalog();
-            io.out() << (io.json() ? catalogJson(catalog) : catalogText(catalog));
+            io.out() << (o->json ? catalogJson(catalog) : catalogText(catalog));
             return kExitOk;
         });
     addJsonFlag(c, o->json, "the presets");
