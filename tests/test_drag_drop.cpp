@@ -142,12 +142,11 @@ void TestDragDrop::layoutBarCandidatesMatchTheRules() {
         const auto candidates = bar.candidates(d);
         QVERIFY2(!candidates.isEmpty(), toString(d));
         for (const auto& c : candidates) {
-            const QStringList fields = bar.degreeAssignments(d, c.degree);
-            QCOMPARE(fields.size(), 1);
-            const QString path = fields.front().section(QLatin1Char('='), 0, 0);
-            const QString value = fields.front().section(QLatin1Char('='), 1);
+            const std::vector<FieldAssignment> fields = bar.degreeAssignments(d, c.degree);
+            QCOMPARE(fields.size(), std::size_t{1});
+            const std::string value = std::to_string(std::get<int64_t>(fields.front().value));
             const FieldEditResult direct =
-                setScenarioField(doc.scenario(), path.toStdString(), value.toStdString());
+                setScenarioField(doc.scenario(), fields.front().path, value);
             QCOMPARE(c.valid, direct.ok());
             QCOMPARE(c.reason.isEmpty(), c.valid);
         }
@@ -538,9 +537,9 @@ void TestDragDrop::topologyMovesNodesBetweenRacks() {
     // The default cluster (8 nodes) in racks of up to 5: rack 0 full (5), rack 1 with 3 nodes
     // and two free slots. A 40 kW rack limit that a full rack of H100 nodes exceeds.
     ScenarioDocument doc;
-    QVERIFY(!hasErrors(doc.setFields(QStringLiteral("racks"),
-                                     {QStringLiteral("cluster.nodes_per_rack=5"),
-                                      QStringLiteral("cluster.rack_power_limit_kw=40")})));
+    QVERIFY(!hasErrors(
+        doc.setFields(QStringLiteral("racks"), {{"cluster.nodes_per_rack", int64_t{5}},
+                                                {"cluster.rack_power_limit_kw", 40.0}})));
     doc.undoStack()->clear();
     const Scenario before = doc.scenario();
     QCOMPARE(before.cluster.nodesInRacks(), (std::vector<int>{5, 3}));
@@ -707,7 +706,7 @@ void TestDragDrop::previewCost() {
     timer.restart();
     constexpr int kPreviews = 50;
     for (int i = 0; i < kPreviews; ++i)
-        (void)doc.previewFields({QStringLiteral("layout.order=tp-cp-dp-ep-pp")});
+        (void)doc.previewFields({{"layout.order", std::string("tp-cp-dp-ep-pp")}});
     qInfo("one preview (setFields without applying): %.2f ms",
           static_cast<double>(timer.nsecsElapsed()) / 1e6 / kPreviews);
 }

@@ -328,6 +328,77 @@ private slots:
         QVERIFY(mentions(schedule.diagnostics, "expected one of gpipe | 1f1b"));
         QVERIFY(!setField(s, "layout.epp", FieldValue(int64_t{2})).ok());
     }
+
+    // Fields only valid together change together: the default's 16 experts over EP = 8; 12
+    // experts alone do not divide over EP = 8 (12 mod 8 = 4), 12 experts with EP = 4 do.
+    void setsFieldsTogether() {
+        const Scenario& s = defaultScenario();
+        QVERIFY(!setField(s, "model.experts", FieldValue(int64_t{12})).ok());
+        const FieldEditResult both =
+            setFields(s, {{"model.experts", int64_t{12}}, {"layout.ep", int64_t{4}}});
+        QVERIFY2(both.ok(), messages(both.diagnostics).c_str());
+        QCOMPARE(both.scenario->model.experts, 12);
+        QCOMPARE(both.scenario->layout.ep, 4);
+        // The same as the --set text path with both overrides.
+        const FieldEditResult text = setFieldAsOverride(
+            *setFieldAsOverride(s, "layout.ep", "4").scenario, "model.experts", "12");
+        QVERIFY(text.ok() && *text.scenario == *both.scenario);
+        // Racks of 5 with a 40 kW limit: 8 nodes fill a rack of 5 and one of 3.
+        const FieldEditResult racks = setFields(
+            s, {{"cluster.nodes_per_rack", int64_t{5}}, {"cluster.rack_power_limit_kw", 40.0}});
+        QVERIFY2(racks.ok(), messages(racks.diagnostics).c_str());
+        QCOMPARE(racks.scenario->cluster.nodesInRacks(), (std::vector<int>{5, 3}));
+        QCOMPARE(racks.scenario->cluster.rack_power_limit_kw, 40.0);
+        // One bad assignment refuses the whole edit and names its field.
+        const FieldEditResult bad =
+            setFields(s, {{"layout.tp", int64_t{2}}, {"layout.epp", int64_t{32}}});
+        QVERIFY(!bad.ok());
+        QVERIFY(mentions(bad.diagnostics, "layout.epp"));
+    }
+
+    // The default places 16 experts round-robin over EP = 8: expert e on EP rank e mod 8, so
+    // experts 3 and 11 share rank 3.
+    void movesExperts() {
+        using Ranks = std::vector<int>;
+        const Scenario& s = defaultScenario();
+        QCOMPARE(expertRanks(s, -1)[3], (Ranks{3}));
+        QCOMPARE(expertRanks(s, -1)[11], (Ranks{3}));
+        // Every layer: one entry, seen by every MoE layer.
+        const FieldEditResult moved = moveExpert(s, -1, 3, 3, 5);
+        QVERIFY2(moved.ok(), messages(moved.diagnostics).c_str());
+        QCOMPARE(moved.scenario->layout.expert_placement.size(), std::size_t{1});
+        QCOMPARE(moved.scenario->layout.expert_placement[0].layer, -1);
+        QCOMPARE(moved.scenario->layout.expert_placement[0].ep_ranks, (Ranks{5}));
+        QCOMPARE(expertRanks(*moved.scenario, 7)[3], (Ranks{5}));
+        // Moving back restates round-robin: the entry goes away and the scenario is the original.
+        const FieldEditResult back = moveExpert(*moved.scenario, -1, 3, 5, 3);
+        QVERIFY(back.ok());
+        QVERIFY(back.scenario->layout.expert_placement.empty());
+        QVERIFY(*back.scenario == s);
+        // One layer only: layer 2 moves, the others keep round-robin.
+        const FieldEditResult layer2 = moveExpert(s, 2, 3, 3, 4);
+        QVERIFY(layer2.ok());
+        QCOMPARE(expertRanks(*layer2.scenario, 2)[3], (Ranks{4}));
+        QCOMPARE(expertRanks(*layer2.scenario, 1)[3], (Ranks{3}));
+        QCOMPARE(expertRanks(*layer2.scenario, -1)[3], (Ranks{3}));
+        // Replicas: ranks sorted, duplicates dropped.
+        const FieldEditResult replicated = setExpertRanks(s, -1, 3, {5, 3, 3});
+        QVERIFY(replicated.ok());
+        QCOMPARE(expertRanks(*replicated.scenario, -1)[3], (Ranks{3, 5}));
+        // The typed edit and the text one agree.
+        const std::string written =
+            getScenarioField(*replicated.scenario, "layout.expert_placement").value();
+        const FieldEditResult text = setScenarioField(s, "layout.expert_placement", written);
+        QVERIFY(text.ok() && *text.scenario == *replicated.scenario);
+        // Refusals say why.
+        QVERIFY(mentions(moveExpert(s, -1, 3, 4, 5).diagnostics, "expert 3 is not on EP rank 4"));
+        QVERIFY(
+            mentions(moveExpert(s, -1, 3, 3, 3).diagnostics, "expert 3 is already on EP rank 3"));
+        QVERIFY(mentions(moveExpert(s, -1, 16, 0, 1).diagnostics, "expert 16 does not exist"));
+        QVERIFY(mentions(moveExpert(s, 24, 3, 3, 4).diagnostics, "MoE layer 24 does not exist"));
+        QVERIFY(!moveExpert(s, -1, 3, 3, 8).ok()); // EP rank 8 of 0..7: the validator refuses
+        QVERIFY(mentions(setExpertRanks(s, -1, 3, {}).diagnostics, "at least one EP rank"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEdits)

@@ -58,6 +58,17 @@ struct FieldEditResult {
 FieldEditResult setField(const Scenario& scenario, const std::string& path, const FieldValue& value,
                          const std::string& base_dir = ".");
 
+/// One field and its typed value, for setFields.
+struct FieldAssignment {
+    std::string path;
+    FieldValue value;
+};
+
+/// setField of several fields at once, validated together (fields only valid together, such as a
+/// GPU preset with its node shape, change together); later assignments of a path win.
+FieldEditResult setFields(const Scenario& scenario, const std::vector<FieldAssignment>& assignments,
+                          const std::string& base_dir = ".");
+
 /// setField with the value as typed: read by the field's type as the loader reads a file
 /// (`text` fields are taken literally), so an edit is refused with the same message as the file.
 /// Paths into list items ("layout.expert_placement[0].expert") go through setFieldAsOverride.
@@ -80,5 +91,26 @@ std::optional<std::vector<int>> rackNodesAfterMove(const ClusterSpec& cluster, i
 
 /// The typed edit of moving one node between racks: setField of cluster.rack_nodes.
 FieldEditResult moveNodeBetweenRacks(const Scenario& scenario, int from_rack, int to_rack);
+
+/// The EP ranks holding each expert in MoE layer `layer` (-1: the map of every layer without
+/// entries of its own), as the placement builds them: round-robin (expert e on EP rank
+/// e mod ep), then the layout.expert_placement entries for every layer (layer -1), then those for
+/// `layer`. Ranks outside 0..ep-1 in an entry are ignored; an entry with none left changes nothing.
+std::vector<std::vector<int>> expertRanks(const Scenario& scenario, int layer);
+
+/// layout.expert_placement with expert `expert` of `layer` (-1: every MoE layer) on exactly
+/// `ep_ranks` (sorted, duplicates dropped). An entry that only restates what the expert would get
+/// without it is left out, so the file stays short and undoing a move by hand gives back the
+/// original text.
+std::vector<ExpertPlacement> expertPlacementWith(const Scenario& scenario, int layer, int expert,
+                                                 std::vector<int> ep_ranks);
+
+/// The typed edits of the placement grid: set the ranks of one expert, or move one of its copies
+/// from `from_rank` to `to_rank`. Refused with a reason when the expert or ranks do not exist, the
+/// expert is not on `from_rank`, or already on `to_rank`.
+FieldEditResult setExpertRanks(const Scenario& scenario, int layer, int expert,
+                               std::vector<int> ep_ranks);
+FieldEditResult moveExpert(const Scenario& scenario, int layer, int expert, int from_rank,
+                           int to_rank);
 
 } // namespace moe

@@ -161,24 +161,42 @@ std::optional<FieldValue> parseTyped(const SchemaField& field, const std::string
 
 FieldEditResult setField(const Scenario& scenario, const std::string& path, const FieldValue& value,
                          const std::string& base_dir) {
+    return setFields(scenario, {FieldAssignment{path, value}}, base_dir);
+}
+
+FieldEditResult setFields(const Scenario& scenario, const std::vector<FieldAssignment>& assignments,
+                          const std::string& base_dir) {
     FieldEditResult result;
-    const SchemaField* field = scenarioSchema().find(path);
-    if (!field) {
-        result.diagnostics.push_back(editError(path, unknownFieldMessage(path)));
-        return result;
-    }
+    std::vector<const SchemaField*> assigned;
     Scenario next = scenario;
-    if (std::string problem = field->access->assign(next, value, path); !problem.empty()) {
-        result.diagnostics.push_back(editError(path, std::move(problem)));
-        return result;
+    for (const FieldAssignment& assignment : assignments) {
+        const SchemaField* field = scenarioSchema().find(assignment.path);
+        if (!field) {
+            result.diagnostics.push_back(
+                editError(assignment.path, unknownFieldMessage(assignment.path)));
+            return result;
+        }
+        if (std::string problem = field->access->assign(next, assignment.value, assignment.path);
+            !problem.empty()) {
+            result.diagnostics.push_back(editError(assignment.path, std::move(problem)));
+            return result;
+        }
+        assigned.push_back(field);
     }
+    const auto isAssigned = [&](const SchemaField& field) {
+        return std::find(assigned.begin(), assigned.end(), &field) != assigned.end();
+    };
+    const auto assignsUnder = [&](const std::string& prefix) {
+        return std::any_of(assigned.begin(), assigned.end(),
+                           [&](const SchemaField* f) { return f->path.starts_with(prefix); });
+    };
     // Every other field that had its default (a file would leave it out) follows the new
     // default, and every other field keeps its value: exactly what writing the scenario, setting
-    // this one key and loading it again would give.
+    // these keys and loading it again would give.
     const Scenario before = baselineFor(scenario);
     std::vector<const SchemaField*> following;
     for (const SchemaField& other : scenarioSchema().fields()) {
-        if (&other == field)
+        if (isAssigned(other))
             continue;
         if (other.access->equal(scenario, before))
             following.push_back(&other);
@@ -193,7 +211,7 @@ FieldEditResult setField(const Scenario& scenario, const std::string& path, cons
         for (const SchemaField* other : following)
             other->access->copy(after, next);
     }
-    if (scenario.layout.dp == before.layout.dp && !derivedDp(next) && field->path != "layout.dp") {
+    if (scenario.layout.dp == before.layout.dp && !derivedDp(next) && !assignsUnder("layout.dp")) {
         const int64_t model_parallel = int64_t{next.layout.tp} * next.layout.cp * next.layout.pp;
         if (model_parallel > 0) {
             result.diagnostics.push_back(editError(
@@ -206,14 +224,14 @@ FieldEditResult setField(const Scenario& scenario, const std::string& path, cons
         }
         next.layout.dp = scenario.layout.dp; // the validator names the degree below 1
     }
-    if (path.starts_with("model.mla.") && next.model.attention != AttentionKind::mla) {
+    if (assignsUnder("model.mla.") && next.model.attention != AttentionKind::mla) {
         result.diagnostics.push_back(
             editError("model.mla", std::string("model.mla is set but model.attention is ") +
                                        toString(next.model.attention) +
                                        "; set attention: mla or remove mla"));
         return result;
     }
-    if (path.starts_with("routing."))
+    if (assignsUnder("routing."))
         reloadHistogram(next, base_dir, result.diagnostics);
     if (hasErrors(result.diagnostics))
         return result;
@@ -289,6 +307,101 @@ FieldEditResult moveNodeBetweenRacks(const Scenario& scenario, int from_rack, in
         return result;
     }
     return setField(scenario, "cluster.rack_nodes", FieldValue(*racks));
+}
+
+std::vector<std::vector<int>> expertRanks(const Scenario& scenario, int layer) {
+    const int experts = std::max(0, scenario.model.experts);
+    const int ep = std::max(1, scenario.layout.ep);
+    std::vector<std::vector<int>> ranks(static_cast<std::size_t>(experts));
+    for (int e = 0; e < experts; ++e)
+        ranks[static_cast<std::size_t>(e)] = {e % ep};
+    const auto applyEntriesOf = [&](int entry_layer) {
+        for (const ExpertPlacement& p : scenario.layout.expert_placement) {
+            if (p.layer != entry_layer || p.expert < 0 || p.expert >= experts)
+                continue;
+            std::vector<int> valid;
+            for (int rank : p.ep_ranks)
+                if (rank >= 0 && rank < ep)
+                    valid.push_back(rank);
+            if (!valid.empty())
+                ranks[static_cast<std::size_t>(p.expert)] = std::move(valid);
+        }
+    };
+    applyEntriesOf(-1);
+    if (layer >= 0)
+        applyEntriesOf(layer);
+    return ranks;
+}
+
+std::vector<ExpertPlacement> expertPlacementWith(const Scenario& scenario, int layer, int expert,
+                                                 std::vector<int> ep_ranks) {
+    std::sort(ep_ranks.begin(), ep_ranks.end());
+    ep_ranks.erase(std::unique(ep_ranks.begin(), ep_ranks.end()), ep_ranks.end());
+    Scenario without = scenario;
+    std::vector<ExpertPlacement>& entries = without.layout.expert_placement;
+    std::erase_if(entries,
+                  [&](const ExpertPlacement& p) { return p.expert == expert && p.layer == layer; });
+    const std::vector<std::vector<int>> inherited = expertRanks(without, layer);
+    if (expert >= 0 && static_cast<std::size_t>(expert) < inherited.size()) {
+        std::vector<int> sorted_inherited = inherited[static_cast<std::size_t>(expert)];
+        std::sort(sorted_inherited.begin(), sorted_inherited.end());
+        if (sorted_inherited == ep_ranks)
+            return entries;
+    }
+    ExpertPlacement entry;
+    entry.layer = layer;
+    entry.expert = expert;
+    entry.ep_ranks = std::move(ep_ranks);
+    entries.push_back(std::move(entry));
+    return entries;
+}
+
+namespace {
+
+/// Why a placement edit of `expert` in `layer` cannot apply, or empty.
+std::string placementEditProblem(const Scenario& scenario, int layer, int expert) {
+    if (scenario.model.experts <= 0)
+        return "the model has no experts (model.experts = 0)";
+    if (expert < 0 || expert >= scenario.model.experts)
+        return "expert " + formatNumber(expert) +
+               " does not exist (model.experts = " + formatNumber(scenario.model.experts) + ")";
+    if (layer < -1 || layer >= scenario.model.moeLayers())
+        return "MoE layer " + formatNumber(layer) + " does not exist (the model has " +
+               formatNumber(scenario.model.moeLayers()) + " MoE layers)";
+    return {};
+}
+
+FieldEditResult placementRefusal(std::string message) {
+    FieldEditResult result;
+    result.diagnostics.push_back(editError("layout.expert_placement", std::move(message)));
+    return result;
+}
+
+} // namespace
+
+FieldEditResult setExpertRanks(const Scenario& scenario, int layer, int expert,
+                               std::vector<int> ep_ranks) {
+    if (std::string problem = placementEditProblem(scenario, layer, expert); !problem.empty())
+        return placementRefusal(std::move(problem));
+    if (ep_ranks.empty())
+        return placementRefusal("expert " + formatNumber(expert) + " needs at least one EP rank");
+    return setField(scenario, "layout.expert_placement",
+                    FieldValue(expertPlacementWith(scenario, layer, expert, std::move(ep_ranks))));
+}
+
+FieldEditResult moveExpert(const Scenario& scenario, int layer, int expert, int from_rank,
+                           int to_rank) {
+    if (std::string problem = placementEditProblem(scenario, layer, expert); !problem.empty())
+        return placementRefusal(std::move(problem));
+    std::vector<int> ranks = expertRanks(scenario, layer)[static_cast<std::size_t>(expert)];
+    if (std::find(ranks.begin(), ranks.end(), from_rank) == ranks.end())
+        return placementRefusal("expert " + formatNumber(expert) + " is not on EP rank " +
+                                formatNumber(from_rank));
+    if (std::find(ranks.begin(), ranks.end(), to_rank) != ranks.end())
+        return placementRefusal("expert " + formatNumber(expert) + " is already on EP rank " +
+                                formatNumber(to_rank));
+    std::replace(ranks.begin(), ranks.end(), from_rank, to_rank);
+    return setExpertRanks(scenario, layer, expert, std::move(ranks));
 }
 
 } // namespace moe

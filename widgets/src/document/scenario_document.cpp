@@ -169,48 +169,48 @@ Diagnostics ScenarioDocument::edit(const QString& text,
 
 Diagnostics ScenarioDocument::setField(const QString& path, const QString& value,
                                        const QString& merge_key) {
+    const std::string typed = value.toStdString();
+    return apply(
+        tr("Set %1 = %2").arg(path, value.simplified()),
+        [&](const Scenario& scenario, const std::string& base_dir) {
+            return setScenarioField(scenario, path.toStdString(), typed, base_dir);
+        },
+        merge_key);
+}
+
+FieldEditResult ScenarioDocument::preview(const Edit& edit) const {
     // A relative routing histogram is relative to the scenario's file.
     const QString base_dir =
         file_path_.isEmpty() ? QDir::currentPath() : QFileInfo(file_path_).absolutePath();
-    FieldEditResult result = setScenarioField(scenario_, path.toStdString(), value.toStdString(),
-                                              base_dir.toStdString());
+    return edit(scenario_, base_dir.toStdString());
+}
+
+Diagnostics ScenarioDocument::apply(const QString& text, const Edit& edit,
+                                    const QString& merge_key) {
+    FieldEditResult result = preview(edit);
     if (!result.ok() || *result.scenario == scenario_)
         return result.diagnostics;
-    const QString text = tr("Set %1 = %2").arg(path, value.simplified());
     undo_->push(
         new ScenarioEditCommand(this, text, scenario_, std::move(*result.scenario), merge_key));
     return result.diagnostics;
 }
 
-FieldEditResult ScenarioDocument::previewFields(const QStringList& assignments) const {
-    const QString base_dir =
-        file_path_.isEmpty() ? QDir::currentPath() : QFileInfo(file_path_).absolutePath();
-    std::vector<std::string> overrides;
-    overrides.reserve(static_cast<size_t>(assignments.size()));
-    for (const QString& assignment : assignments)
-        overrides.push_back(assignment.toStdString());
-    LoadResult loaded =
-        loadScenarioTextWithOverrides(toYaml(scenario_), "", base_dir.toStdString(), overrides);
-    FieldEditResult result;
-    for (Diagnostic& d : loaded.diagnostics) {
-        // Lines and columns point into the generated text, which the user never sees.
-        d.file.clear();
-        d.line = 0;
-        d.column = 0;
-    }
-    result.scenario = std::move(loaded.scenario);
-    result.diagnostics = std::move(loaded.diagnostics);
-    return result;
+FieldEditResult
+ScenarioDocument::previewFields(const std::vector<FieldAssignment>& assignments) const {
+    return preview([&](const Scenario& scenario, const std::string& base_dir) {
+        return moe::setFields(scenario, assignments, base_dir);
+    });
 }
 
-Diagnostics ScenarioDocument::setFields(const QString& text, const QStringList& assignments,
+Diagnostics ScenarioDocument::setFields(const QString& text,
+                                        const std::vector<FieldAssignment>& assignments,
                                         const QString& merge_key) {
-    FieldEditResult result = previewFields(assignments);
-    if (!result.ok() || *result.scenario == scenario_)
-        return result.diagnostics;
-    undo_->push(
-        new ScenarioEditCommand(this, text, scenario_, std::move(*result.scenario), merge_key));
-    return result.diagnostics;
+    return apply(
+        text,
+        [&](const Scenario& scenario, const std::string& base_dir) {
+            return moe::setFields(scenario, assignments, base_dir);
+        },
+        merge_key);
 }
 
 void ScenarioDocument::assign(const Scenario& scenario) {

@@ -1,6 +1,8 @@
 #include "experiments/experiment_support.h"
 
+#include <QLabel>
 #include <QStringList>
+#include <QWidget>
 
 namespace moe::widgets::experiment {
 
@@ -17,6 +19,25 @@ QString allErrors(const Diagnostics& diagnostics) {
         if (d.severity == Diagnostic::Severity::error)
             lines << QString::fromStdString(d.message);
     return lines.join(QLatin1Char('\n'));
+}
+
+Fonts::Fonts(const QFont& widget_font, double bold_scale)
+    : base(widget_font)
+    , small(widget_font)
+    , bold(widget_font) {
+    small.setPointSizeF(base.pointSizeF() * 0.85);
+    bold.setBold(true);
+    if (bold_scale != 1.0)
+        bold.setPointSizeF(base.pointSizeF() * bold_scale);
+}
+
+void showStatus(QLabel* status, const QWidget& owner, const QString& message, bool refusal) {
+    status->setText(message);
+    QPalette pal = status->palette();
+    pal.setColor(QPalette::WindowText, refusal ? refusalColor(owner.palette())
+                                               : owner.palette().color(QPalette::WindowText));
+    status->setPalette(pal);
+    status->setVisible(!message.isEmpty());
 }
 
 QColor dimColor(Dim d) {

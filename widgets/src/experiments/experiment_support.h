@@ -10,11 +10,14 @@
 #include "common/view_export.h"
 
 #include <QColor>
+#include <QFont>
 #include <QPalette>
 #include <QRect>
 #include <QString>
 
+class QLabel;
 class QPainter;
+class QWidget;
 
 namespace moe::widgets::experiment {
 
@@ -31,6 +34,19 @@ inline QString formatCount(double value) {
 }
 using detail::isDark;
 using moe::widgets::textOn;
+
+/// The fonts a chip painter uses: the widget's own, a smaller one for captions and a bold one
+/// (scaled by `bold_scale`) for titles.
+struct Fonts {
+    explicit Fonts(const QFont& widget_font, double bold_scale = 1.0);
+    QFont base;
+    QFont small;
+    QFont bold;
+};
+
+/// Shows `message` in a status line under an experiment, in the refusal colour when `refusal`
+/// (hidden when empty).
+void showStatus(QLabel* status, const QWidget& owner, const QString& message, bool refusal);
 
 /// One hue per parallel dimension (the chip's stripe), legible on light and dark windows.
 QColor dimColor(Dim d);

@@ -243,12 +243,7 @@ void HardwarePalette::showResult(const EvaluationResultPtr& result) {
 
 void HardwarePalette::setMessage(const QString& message, bool refusal) {
     message_ = refusal ? message : QString();
-    status_->setText(message);
-    QPalette pal = status_->palette();
-    pal.setColor(QPalette::WindowText, refusal ? experiment::refusalColor(palette())
-                                               : palette().color(QPalette::WindowText));
-    status_->setPalette(pal);
-    status_->setVisible(!message.isEmpty());
+    experiment::showStatus(status_, *this, message, refusal);
     emit messageChanged(message_);
 }
 
@@ -303,11 +298,12 @@ QString HardwarePalette::targetState(Target target) const {
     return {};
 }
 
-QStringList HardwarePalette::dropAssignments(int index, Target target, QString* refusal) const {
+std::vector<FieldAssignment> HardwarePalette::dropAssignments(int index, Target target,
+                                                              QString* refusal) const {
     const auto refuse = [&](const QString& why) {
         if (refusal)
             *refusal = why;
-        return QStringList();
+        return std::vector<FieldAssignment>();
     };
     if (index < 0 || index >= items_.size())
         return refuse(tr("nothing to drop"));
@@ -331,19 +327,17 @@ QStringList HardwarePalette::dropAssignments(int index, Target target, QString* 
             const int npr = std::max(1, shape->nodes_per_rack);
             nodes = (nodes + npr - 1) / npr * npr;
         }
-        return {QStringLiteral("cluster.gpu=") + item.id,
-                QStringLiteral("cluster.gpus_per_node=%1").arg(gpn),
-                QStringLiteral("cluster.nodes_per_rack=%1").arg(shape->nodes_per_rack),
-                QStringLiteral("cluster.scale_up.domain=") +
-                    QString::fromLatin1(toString(shape->scale_up_domain)),
-                QStringLiteral("cluster.scale_up.bandwidth_gbps=") + number(gpu->scale_up_gbps),
-                QStringLiteral("cluster.scale_up.latency_us=") + number(gpu->scale_up_latency_us),
-                QStringLiteral("cluster.scale_up.name=") +
-                    QString::fromStdString(gpu->scale_up_fabric),
-                QStringLiteral("cluster.nodes=%1").arg(nodes),
+        return {{"cluster.gpu", item.id.toStdString()},
+                {"cluster.gpus_per_node", int64_t{gpn}},
+                {"cluster.nodes_per_rack", int64_t{shape->nodes_per_rack}},
+                {"cluster.scale_up.domain", std::string(toString(shape->scale_up_domain))},
+                {"cluster.scale_up.bandwidth_gbps", gpu->scale_up_gbps},
+                {"cluster.scale_up.latency_us", gpu->scale_up_latency_us},
+                {"cluster.scale_up.name", gpu->scale_up_fabric},
+                {"cluster.nodes", int64_t{nodes}},
                 // Racks of the new shape are filled in turn; the old per-rack counts describe
                 // other racks.
-                QStringLiteral("cluster.rack_nodes=[]")};
+                {"cluster.rack_nodes", std::vector<int>{}}};
     }
     case Target::add: {
         if (item.kind != ItemKind::node)
@@ -357,11 +351,12 @@ QStringList HardwarePalette::dropAssignments(int index, Target target, QString* 
         const int unit =
             c.scale_up_domain == ScaleUpDomain::rack ? std::max(1, c.nodes_per_rack) : 1;
         for (int k = 1; k <= kMaxAddTries; ++k) {
-            const QStringList fields{QStringLiteral("cluster.nodes=%1").arg(c.nodes + k * unit)};
+            const std::vector<FieldAssignment> fields{
+                {"cluster.nodes", int64_t{c.nodes} + int64_t{k} * unit}};
             if (document_->previewFields(fields).ok())
                 return fields;
         }
-        return {QStringLiteral("cluster.nodes=%1").arg(c.nodes + unit)};
+        return {{"cluster.nodes", int64_t{c.nodes} + unit}};
     }
     case Target::scale_up:
         if (item.kind != ItemKind::scale_up_link)
@@ -369,16 +364,16 @@ QStringList HardwarePalette::dropAssignments(int index, Target target, QString* 
                 item.kind == ItemKind::nic
                     ? tr("%1 is a scale-out NIC: drop it on the scale-out tier").arg(item.title)
                     : tr("%1 is a node type: drop it on \"Replace\" or \"Add\"").arg(item.title));
-        return {QStringLiteral("cluster.scale_up.bandwidth_gbps=") + number(item.scale_up_gbps),
-                QStringLiteral("cluster.scale_up.latency_us=") + number(item.scale_up_latency_us),
-                QStringLiteral("cluster.scale_up.name=") + item.fabric};
+        return {{"cluster.scale_up.bandwidth_gbps", item.scale_up_gbps},
+                {"cluster.scale_up.latency_us", item.scale_up_latency_us},
+                {"cluster.scale_up.name", item.fabric.toStdString()}};
     case Target::scale_out:
         if (item.kind != ItemKind::nic)
             return refuse(
                 item.kind == ItemKind::scale_up_link
                     ? tr("%1 is a scale-up link: drop it on the scale-up tier").arg(item.title)
                     : tr("%1 is a node type: drop it on \"Replace\" or \"Add\"").arg(item.title));
-        return {QStringLiteral("cluster.scale_out.nic=") + item.id};
+        return {{"cluster.scale_out.nic", item.id.toStdString()}};
     case Target::racks:
         return refuse(tr("change nodes per rack with the wheel or the arrows on that target"));
     }
@@ -387,8 +382,8 @@ QStringList HardwarePalette::dropAssignments(int index, Target target, QString* 
 
 QString HardwarePalette::dropDescription(int index, Target target) const {
     QString refusal;
-    const QStringList fields = dropAssignments(index, target, &refusal);
-    if (fields.isEmpty())
+    const std::vector<FieldAssignment> fields = dropAssignments(index, target, &refusal);
+    if (fields.empty())
         return tr("Refused: %1").arg(refusal);
     const FieldEditResult preview = document_->previewFields(fields);
     if (!preview.ok())
@@ -417,7 +412,8 @@ QString HardwarePalette::dropDescription(int index, Target target) const {
     return {};
 }
 
-bool HardwarePalette::applyAssignments(const QString& text, const QStringList& assignments) {
+bool HardwarePalette::applyAssignments(const QString& text,
+                                       const std::vector<FieldAssignment>& assignments) {
     const Diagnostics diagnostics = document_->setFields(text, assignments);
     if (hasErrors(diagnostics)) {
         setMessage(tr("Not applied: %1").arg(experiment::firstError(diagnostics)), true);
@@ -429,8 +425,8 @@ bool HardwarePalette::applyAssignments(const QString& text, const QStringList& a
 
 bool HardwarePalette::drop(int index, Target target) {
     QString refusal;
-    const QStringList fields = dropAssignments(index, target, &refusal);
-    if (fields.isEmpty()) {
+    const std::vector<FieldAssignment> fields = dropAssignments(index, target, &refusal);
+    if (fields.empty()) {
         setMessage(tr("Not applied: %1").arg(refusal), true);
         return false;
     }
@@ -464,7 +460,7 @@ bool HardwarePalette::stepNodesPerRack(int direction) {
     QString first_reason;
     for (int v = c.nodes_per_rack + direction; v >= 1 && v <= std::max(c.nodes, 1);
          v += direction) {
-        const QStringList fields{QStringLiteral("cluster.nodes_per_rack=%1").arg(v)};
+        const std::vector<FieldAssignment> fields{{"cluster.nodes_per_rack", int64_t{v}}};
         const FieldEditResult preview = document_->previewFields(fields);
         if (preview.ok())
             return applyAssignments(tr("Nodes per rack %1 → %2").arg(c.nodes_per_rack).arg(v),

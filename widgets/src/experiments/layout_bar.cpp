@@ -215,19 +215,19 @@ QVector<int> LayoutBar::degreeSequence(Dim d, bool etp) const {
     return out;
 }
 
-QStringList LayoutBar::degreeAssignments(Dim d, int value, bool etp) const {
+std::vector<FieldAssignment> LayoutBar::degreeAssignments(Dim d, int value, bool etp) const {
     if (etp)
-        return {QStringLiteral("layout.etp=%1").arg(value)};
+        return {{"layout.etp", int64_t{value}}};
     if (d == Dim::dp) {
         // dp follows the GPU count (dp = GPUs / (tp*cp*pp)), so more replicas mean more nodes.
         const Scenario& s = document_->scenario();
         const int64_t gpus = static_cast<int64_t>(value) * s.layout.tp * s.layout.cp * s.layout.pp;
         const int64_t per_node = std::max(1, s.cluster.gpus_per_node);
         if (gpus % per_node != 0)
-            return {QStringLiteral("layout.dp=%1").arg(value)}; // refused with the rule's reason
-        return {QStringLiteral("cluster.nodes=%1").arg(gpus / per_node)};
+            return {{"layout.dp", int64_t{value}}}; // refused with the rule's reason
+        return {{"cluster.nodes", gpus / per_node}};
     }
-    return {QStringLiteral("layout.%1=%2").arg(QString::fromLatin1(toString(d))).arg(value)};
+    return {{std::string("layout.") + toString(d), int64_t{value}}};
 }
 
 QVector<LayoutBar::Candidate> LayoutBar::candidates(Dim d, bool etp) const {
@@ -263,7 +263,8 @@ QVector<LayoutBar::Candidate> LayoutBar::candidates(Dim d, bool etp) const {
     return out;
 }
 
-bool LayoutBar::applyAssignments(const QString& text, const QStringList& assignments) {
+bool LayoutBar::applyAssignments(const QString& text,
+                                 const std::vector<FieldAssignment>& assignments) {
     const Diagnostics diagnostics = document_->setFields(text, assignments);
     if (hasErrors(diagnostics)) {
         setMessage(tr("Not applied: %1").arg(experiment::firstError(diagnostics)));
@@ -325,7 +326,7 @@ bool LayoutBar::moveDim(Dim d, int index) {
     const QString order = QString::fromStdString(toString(next));
     return applyAssignments(
         tr("Move %1 to position %2 (order %3)").arg(dimName(d)).arg(index + 1).arg(order),
-        {QStringLiteral("layout.order=") + order});
+        {{"layout.order", order.toStdString()}});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,29 +386,65 @@ QString LayoutBar::chipTooltip(Dim d) const {
 // ---------------------------------------------------------------------------------------------
 // Painting
 
+namespace {
+
+/// The two downward/upward triangles of a chip's degree stepper, in the column at `ax`.
+void paintStepperArrows(QPainter& p, const QRect& chip, int ax, const QColor& text) {
+    const auto arrow = [&](bool up) {
+        const QRectF a(ax, up ? chip.top() : chip.top() + chip.height() / 2, kArrowWidth,
+                       chip.height() / 2);
+        const QPointF c = a.center();
+        QPolygonF tri;
+        if (up)
+            tri << QPointF(c.x() - 4, c.y() + 2) << QPointF(c.x() + 4, c.y() + 2)
+                << QPointF(c.x(), c.y() - 3);
+        else
+            tri << QPointF(c.x() - 4, c.y() - 2) << QPointF(c.x() + 4, c.y() - 2)
+                << QPointF(c.x(), c.y() + 3);
+        p.setBrush(text);
+        p.setPen(Qt::NoPen);
+        p.drawPolygon(tri);
+    };
+    arrow(true);
+    arrow(false);
+    p.setBrush(Qt::NoBrush);
+}
+
+} // namespace
+
 void LayoutBar::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    const QPalette& pal = palette();
-    const Scenario& s = document_->scenario();
-    QFont base = font();
-    QFont small = base;
-    small.setPointSizeF(base.pointSizeF() * 0.85);
-    QFont bold = base;
-    bold.setBold(true);
-    bold.setPointSizeF(base.pointSizeF() * 1.1);
+    const experiment::Fonts fonts(font(), 1.1);
+    paintEndLabels(p, fonts);
+    for (const auto& [d, r] : placedChips())
+        paintChip(p, fonts, d, r, false);
+    if (dragging_ && pressed_) {
+        // The drop gap, then the dragged chip under the mouse.
+        const QRect gap = chip_rects_.value(drop_index_);
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1.5, Qt::DashLine));
+        p.drawRoundedRect(QRectF(gap).adjusted(1, 1, -1, -1), 6, 6);
+        QRect r = chipRect(*pressed_);
+        r.moveLeft(drag_x_ - r.width() / 2);
+        paintChip(p, fonts, *pressed_, r.translated(0, -2), true);
+    }
+    if (status_rect_.width() > 40)
+        paintStatus(p, fonts);
+}
 
-    const QColor muted = experiment::mutedText(pal, QPalette::Window);
-    p.setPen(muted);
-    p.setFont(small);
+void LayoutBar::paintEndLabels(QPainter& p, const experiment::Fonts& fonts) const {
+    p.setPen(experiment::mutedText(palette(), QPalette::Window));
+    p.setFont(fonts.small);
     const QRect first = chip_rects_.value(0);
     const QRect last = chip_rects_.value(kDimCount - 1);
     p.drawText(QRect(kMargin, first.top(), kLabelWidth - 4, first.height()),
                Qt::AlignRight | Qt::AlignVCenter | Qt::TextWordWrap, tr("inner\n(NVLink)"));
     p.drawText(QRect(last.right() + 6, last.top(), kLabelWidth - 6, last.height()),
                Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, tr("outer\n(network)"));
+}
 
-    // Positions of the chips: while dragging, the others close ranks around the drop gap.
+QVector<std::pair<Dim, QRect>> LayoutBar::placedChips() const {
+    // While dragging, the other chips close ranks around the drop gap.
     QVector<std::pair<Dim, QRect>> placed;
     if (dragging_ && pressed_) {
         int slot = 0;
@@ -424,107 +461,83 @@ void LayoutBar::paintEvent(QPaintEvent*) {
         for (int i = 0; i < kDimCount; ++i)
             placed.push_back({order_[static_cast<size_t>(i)], chip_rects_.value(i)});
     }
+    return placed;
+}
 
-    const auto drawChip = [&](Dim d, QRect r, bool lifted) {
-        const QColor accent = experiment::dimColor(d);
-        const QColor face = experiment::chipFace(pal, accent, lifted ? 0.3 : 0.16);
-        const QColor text = experiment::textOn(face);
-        QPainterPath path;
-        path.addRoundedRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
-        if (lifted) {
-            p.setOpacity(0.35);
-            p.fillPath(path.translated(2, 3), pal.color(QPalette::Shadow));
-            p.setOpacity(1.0);
-        }
-        p.fillPath(path, face);
-        const bool focused = hasFocus() && d == focus_;
-        p.setPen(QPen(focused ? pal.color(QPalette::Highlight) : accent, focused ? 2.5 : 1.2));
-        p.drawPath(path);
-        // Stripe: the dimension's hue.
-        p.fillRect(QRect(r.left() + 3, r.top() + 6, 4, r.height() - 12), accent);
-
-        const int deg = degree(s.layout, d);
-        p.setPen(text);
-        p.setFont(bold);
-        const QRect title(r.left() + 12, r.top() + 3, r.width() - 14 - kArrowWidth, 22);
-        p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
-                   QStringLiteral("%1 %2").arg(dimName(d)).arg(deg));
-        p.setFont(small);
-        const QRect line(r.left() + 12, r.top() + 24, r.width() - 14 - kArrowWidth, 16);
-        p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(spanText(d), Qt::ElideRight, line.width()));
-        if (d == Dim::ep) // the folded expert grid
-            p.drawText(line.translated(0, 15), Qt::AlignLeft | Qt::AlignVCenter,
-                       p.fontMetrics().elidedText(
-                           tr("etp %1 · edp %2").arg(s.layout.etp).arg(s.layout.expertDp()),
-                           Qt::ElideRight, line.width()));
-        // Arrows: the degree steppers.
-        const int ax = r.right() - kArrowWidth + 1;
-        p.setPen(QPen(text, 1));
+void LayoutBar::paintChip(QPainter& p, const experiment::Fonts& fonts, Dim d, QRect r,
+                          bool lifted) const {
+    const QPalette& pal = palette();
+    const LayoutSpec& layout = document_->scenario().layout;
+    const QColor accent = experiment::dimColor(d);
+    const QColor face = experiment::chipFace(pal, accent, lifted ? 0.3 : 0.16);
+    const QColor text = experiment::textOn(face);
+    QPainterPath path;
+    path.addRoundedRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+    if (lifted) {
         p.setOpacity(0.35);
-        p.drawLine(ax, r.top() + 6, ax, r.bottom() - 6);
+        p.fillPath(path.translated(2, 3), pal.color(QPalette::Shadow));
         p.setOpacity(1.0);
-        const auto arrow = [&](bool up) {
-            const QRectF a(ax, up ? r.top() : r.top() + r.height() / 2, kArrowWidth,
-                           r.height() / 2);
-            const QPointF c = a.center();
-            QPolygonF tri;
-            if (up)
-                tri << QPointF(c.x() - 4, c.y() + 2) << QPointF(c.x() + 4, c.y() + 2)
-                    << QPointF(c.x(), c.y() - 3);
-            else
-                tri << QPointF(c.x() - 4, c.y() - 2) << QPointF(c.x() + 4, c.y() - 2)
-                    << QPointF(c.x(), c.y() + 3);
-            p.setBrush(text);
-            p.setPen(Qt::NoPen);
-            p.drawPolygon(tri);
-        };
-        arrow(true);
-        arrow(false);
-        p.setBrush(Qt::NoBrush);
-    };
-
-    for (const auto& [d, r] : placed)
-        drawChip(d, r, false);
-    if (dragging_ && pressed_) {
-        // The drop gap, then the dragged chip under the mouse.
-        const QRect gap = chip_rects_.value(drop_index_);
-        p.setPen(QPen(pal.color(QPalette::Highlight), 1.5, Qt::DashLine));
-        p.drawRoundedRect(QRectF(gap).adjusted(1, 1, -1, -1), 6, 6);
-        QRect r = chipRect(*pressed_);
-        r.moveLeft(drag_x_ - r.width() / 2);
-        drawChip(*pressed_, r.translated(0, -2), true);
     }
+    p.fillPath(path, face);
+    const bool focused = hasFocus() && d == focus_;
+    p.setPen(QPen(focused ? pal.color(QPalette::Highlight) : accent, focused ? 2.5 : 1.2));
+    p.drawPath(path);
+    // Stripe: the dimension's hue.
+    p.fillRect(QRect(r.left() + 3, r.top() + 6, 4, r.height() - 12), accent);
 
-    // Status: the newest step time, then the refusal or the drop preview or a hint.
-    if (status_rect_.width() > 40) {
-        p.setFont(base);
-        p.setPen(pal.color(QPalette::WindowText));
-        const QRect top(status_rect_.left(), status_rect_.top() + 5, status_rect_.width(), 22);
-        QString headline = tr("Order %1").arg(QString::fromStdString(toString(s.layout.order)));
-        if (result_)
-            headline += tr("  ·  step %1  ·  %2 tokens/s")
-                            .arg(experiment::formatSeconds(result_->report.step_time_s),
-                                 experiment::formatCount(result_->report.throughput.tokens_per_s));
-        p.drawText(top, Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(headline, Qt::ElideRight, top.width()));
-        const QRect bottom(status_rect_.left(), status_rect_.top() + 29, status_rect_.width(), 22);
-        QString line;
-        if (dragging_) {
-            line = drop_preview_;
-            p.setPen(drop_preview_.startsWith(tr("Refused")) ? experiment::refusalColor(pal)
-                                                             : pal.color(QPalette::WindowText));
-        } else if (!message_.isEmpty()) {
-            line = message_;
-            p.setPen(experiment::refusalColor(pal));
-        } else {
-            line = tr("Drag a chip to reorder · wheel or ▲▼ to change its degree");
-            p.setPen(muted);
-        }
-        p.setFont(small);
-        p.drawText(bottom, Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(line, Qt::ElideRight, bottom.width()));
+    p.setPen(text);
+    p.setFont(fonts.bold);
+    const QRect title(r.left() + 12, r.top() + 3, r.width() - 14 - kArrowWidth, 22);
+    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("%1 %2").arg(dimName(d)).arg(degree(layout, d)));
+    p.setFont(fonts.small);
+    const QRect line(r.left() + 12, r.top() + 24, r.width() - 14 - kArrowWidth, 16);
+    p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(spanText(d), Qt::ElideRight, line.width()));
+    if (d == Dim::ep) // the folded expert grid
+        p.drawText(
+            line.translated(0, 15), Qt::AlignLeft | Qt::AlignVCenter,
+            p.fontMetrics().elidedText(tr("etp %1 · edp %2").arg(layout.etp).arg(layout.expertDp()),
+                                       Qt::ElideRight, line.width()));
+    // Arrows: the degree steppers.
+    const int ax = r.right() - kArrowWidth + 1;
+    p.setPen(QPen(text, 1));
+    p.setOpacity(0.35);
+    p.drawLine(ax, r.top() + 6, ax, r.bottom() - 6);
+    p.setOpacity(1.0);
+    paintStepperArrows(p, r, ax, text);
+}
+
+void LayoutBar::paintStatus(QPainter& p, const experiment::Fonts& fonts) const {
+    // The newest step time, then the refusal or the drop preview or a hint.
+    const QPalette& pal = palette();
+    p.setFont(fonts.base);
+    p.setPen(pal.color(QPalette::WindowText));
+    const QRect top(status_rect_.left(), status_rect_.top() + 5, status_rect_.width(), 22);
+    QString headline =
+        tr("Order %1").arg(QString::fromStdString(toString(document_->scenario().layout.order)));
+    if (result_)
+        headline += tr("  ·  step %1  ·  %2 tokens/s")
+                        .arg(experiment::formatSeconds(result_->report.step_time_s),
+                             experiment::formatCount(result_->report.throughput.tokens_per_s));
+    p.drawText(top, Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(headline, Qt::ElideRight, top.width()));
+    const QRect bottom(status_rect_.left(), status_rect_.top() + 29, status_rect_.width(), 22);
+    QString line;
+    if (dragging_) {
+        line = drop_preview_;
+        p.setPen(drop_preview_.startsWith(tr("Refused")) ? experiment::refusalColor(pal)
+                                                         : pal.color(QPalette::WindowText));
+    } else if (!message_.isEmpty()) {
+        line = message_;
+        p.setPen(experiment::refusalColor(pal));
+    } else {
+        line = tr("Drag a chip to reorder · wheel or ▲▼ to change its degree");
+        p.setPen(experiment::mutedText(pal, QPalette::Window));
     }
+    p.setFont(fonts.small);
+    p.drawText(bottom, Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(line, Qt::ElideRight, bottom.width()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,7 +609,7 @@ void LayoutBar::mouseMoveEvent(QMouseEvent* event) {
             drop_preview_ = tr("Drop here: no change");
         } else {
             const FieldEditResult preview =
-                document_->previewFields({QStringLiteral("layout.order=") + order});
+                document_->previewFields({{"layout.order", order.toStdString()}});
             drop_preview_ =
                 preview.ok() ? tr("Drop: order %1").arg(order)
                              : tr("Refused: %1").arg(experiment::firstError(preview.diagnostics));

@@ -32,33 +32,6 @@ constexpr int kColumnGap = 6;
 constexpr int kChipHeight = 24;
 constexpr int kChipGap = 4;
 
-/// The EP ranks holding each expert for `layer` (-1 = every MoE layer), as placement.cpp builds
-/// them: round-robin (expert e on rank e mod ep), then the entries for every layer, then the
-/// entries for `layer`.
-std::vector<std::vector<int>> ranksFor(const Scenario& s, int layer) {
-    const int experts = std::max(0, s.model.experts);
-    const int ep = std::max(1, s.layout.ep);
-    std::vector<std::vector<int>> ranks(static_cast<size_t>(experts));
-    for (int e = 0; e < experts; ++e)
-        ranks[static_cast<size_t>(e)] = {e % ep};
-    const auto apply = [&](int pass) {
-        for (const ExpertPlacement& p : s.layout.expert_placement) {
-            if (p.layer != pass || p.expert < 0 || p.expert >= experts)
-                continue;
-            std::vector<int> r;
-            for (int rank : p.ep_ranks)
-                if (rank >= 0 && rank < ep)
-                    r.push_back(rank);
-            if (!r.empty())
-                ranks[static_cast<size_t>(p.expert)] = r;
-        }
-    };
-    apply(-1);
-    if (layer >= 0)
-        apply(layer);
-    return ranks;
-}
-
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -127,12 +100,7 @@ QString PlacementGrid::message() const {
 
 void PlacementGrid::setMessage(const QString& message, bool refusal) {
     message_ = refusal ? message : QString();
-    status_->setText(message);
-    QPalette pal = status_->palette();
-    pal.setColor(QPalette::WindowText, refusal ? experiment::refusalColor(palette())
-                                               : palette().color(QPalette::WindowText));
-    status_->setPalette(pal);
-    status_->setVisible(!message.isEmpty());
+    experiment::showStatus(status_, *this, message, refusal);
     emit messageChanged(message_);
 }
 
@@ -171,7 +139,7 @@ void PlacementGrid::recompute() {
     const Scenario& s = document_->scenario();
     experts_ = std::max(0, s.model.experts);
     ep_ = std::max(1, s.layout.ep);
-    ranks_of_expert_ = ranksFor(s, layer_);
+    ranks_of_expert_ = expertRanks(s, layer_);
     if (selection_) {
         const auto [e, r] = *selection_;
         const bool still =
@@ -255,40 +223,17 @@ void PlacementGrid::select(int expert, int rank) {
 // ---------------------------------------------------------------------------------------------
 // Edits
 
-QString PlacementGrid::placementWith(int expert, std::vector<int> ranks) const {
+bool PlacementGrid::applyRanks(const QString& text, int expert, std::vector<int> ranks) {
     const Scenario& s = document_->scenario();
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    Scenario next = s;
-    auto& entries = next.layout.expert_placement;
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const ExpertPlacement& p) {
-                                     return p.expert == expert && p.layer == layer_;
-                                 }),
-                  entries.end());
-    // An entry that only restates what the expert would get without it is left out, so the
-    // file stays short and "reset" by hand gives back the original text.
-    const std::vector<int> inherited = ranksFor(next, layer_)[static_cast<size_t>(expert)];
-    std::vector<int> sorted_inherited = inherited;
-    std::sort(sorted_inherited.begin(), sorted_inherited.end());
-    if (sorted_inherited != ranks) {
-        ExpertPlacement entry;
-        entry.layer = layer_;
-        entry.expert = expert;
-        entry.ep_ranks = ranks;
-        entries.push_back(entry);
-    }
-    if (next.layout.expert_placement == s.layout.expert_placement)
-        return {};
-    return QString::fromStdString(getScenarioField(next, "layout.expert_placement").value_or("[]"));
+    if (expertPlacementWith(s, layer_, expert, ranks) == s.layout.expert_placement)
+        return false;
+    return applyEdit(text, [&](const Scenario& scenario, const std::string&) {
+        return setExpertRanks(scenario, layer_, expert, ranks);
+    });
 }
 
-bool PlacementGrid::applyRanks(const QString& text, int expert, std::vector<int> ranks) {
-    const QString value = placementWith(expert, std::move(ranks));
-    if (value.isEmpty())
-        return false;
-    const Diagnostics diagnostics =
-        document_->setFields(text, {QStringLiteral("layout.expert_placement=") + value});
+bool PlacementGrid::applyEdit(const QString& text, const ScenarioDocument::Edit& edit) {
+    const Diagnostics diagnostics = document_->apply(text, edit);
     if (hasErrors(diagnostics)) {
         setMessage(tr("Not applied: %1").arg(experiment::firstError(diagnostics)), true);
         return false;
@@ -298,24 +243,21 @@ bool PlacementGrid::applyRanks(const QString& text, int expert, std::vector<int>
 }
 
 bool PlacementGrid::moveExpert(int expert, int from_rank, int to_rank) {
-    if (expert < 0 || expert >= experts_ || to_rank < 0 || to_rank >= ep_)
+    if (expert < 0 || expert >= experts_ || to_rank < 0 || to_rank >= ep_ || from_rank == to_rank)
         return false;
-    std::vector<int> ranks = ranks_of_expert_[static_cast<size_t>(expert)];
-    if (std::find(ranks.begin(), ranks.end(), from_rank) == ranks.end() || from_rank == to_rank)
+    const std::vector<int>& ranks = ranks_of_expert_[static_cast<size_t>(expert)];
+    if (std::find(ranks.begin(), ranks.end(), from_rank) == ranks.end())
         return false;
-    if (std::find(ranks.begin(), ranks.end(), to_rank) != ranks.end()) {
-        setMessage(tr("Not applied: expert %1 is already on EP rank %2").arg(expert).arg(to_rank),
-                   true);
-        return false;
-    }
-    std::replace(ranks.begin(), ranks.end(), from_rank, to_rank);
     const QString scope = layer_ < 0 ? tr("every MoE layer") : tr("MoE layer %1").arg(layer_);
-    const bool ok = applyRanks(tr("Move expert %1: EP rank %2 → %3 (%4)")
-                                   .arg(expert)
-                                   .arg(from_rank)
-                                   .arg(to_rank)
-                                   .arg(scope),
-                               expert, ranks);
+    const bool ok =
+        applyEdit(tr("Move expert %1: EP rank %2 → %3 (%4)")
+                      .arg(expert)
+                      .arg(from_rank)
+                      .arg(to_rank)
+                      .arg(scope),
+                  [&](const Scenario& scenario, const std::string&) {
+                      return moe::moveExpert(scenario, layer_, expert, from_rank, to_rank);
+                  });
     if (ok)
         select(expert, to_rank);
     return ok;
@@ -365,14 +307,11 @@ bool PlacementGrid::removeReplica(int expert, int rank) {
 bool PlacementGrid::resetPlacement() {
     if (document_->scenario().layout.expert_placement.empty())
         return false;
-    const Diagnostics diagnostics = document_->setFields(
-        tr("Reset expert placement (round-robin)"), {QStringLiteral("layout.expert_placement=[]")});
-    if (hasErrors(diagnostics)) {
-        setMessage(tr("Not applied: %1").arg(experiment::firstError(diagnostics)), true);
-        return false;
-    }
-    setMessage({}, false);
-    return true;
+    return applyEdit(tr("Reset expert placement (round-robin)"),
+                     [](const Scenario& scenario, const std::string& base_dir) {
+                         return setField(scenario, "layout.expert_placement",
+                                         FieldValue(std::vector<ExpertPlacement>{}), base_dir);
+                     });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,32 +386,9 @@ QSize PlacementCanvas::sizeHint() const {
     return {last.right() + kMargin, last.bottom() + kMargin + 4};
 }
 
-void PlacementCanvas::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const QPalette& pal = palette();
-    p.fillRect(rect(), pal.color(QPalette::Base));
-    const Scenario& s = grid_->document_->scenario();
-    QFont base = font();
-    QFont small = base;
-    small.setPointSizeF(base.pointSizeF() * 0.85);
-    QFont bold = base;
-    bold.setBold(true);
-
-    if (grid_->experts_ == 0) {
-        p.setPen(pal.color(QPalette::Text));
-        p.drawText(rect().adjusted(10, 10, -10, -10), Qt::AlignLeft | Qt::AlignTop,
-                   tr("Dense model: there are no experts to place."));
-        return;
-    }
-
-    const auto on_rank = grid_->expertsOnRank();
-    const bool current = grid_->resultMatches();
-    const Placement* placement = current ? grid_->result_->report.placement.get() : nullptr;
-    const std::vector<ParallelGroup>* ep_groups =
-        placement ? &placement->groupsOf(GroupKind::ep) : nullptr;
-
+PlacementCanvas::Loads PlacementCanvas::loads() const {
     // Mean tokens per expert and per rank: chips and headers are coloured relative to them.
+    Loads loads;
     double expert_sum = 0;
     int known = 0;
     for (int e = 0; e < grid_->experts_; ++e) {
@@ -482,118 +398,146 @@ void PlacementCanvas::paintEvent(QPaintEvent*) {
             ++known;
         }
     }
-    const double expert_mean = known > 0 ? expert_sum / known : 0;
+    loads.expert_mean = known > 0 ? expert_sum / known : 0;
     double rank_sum = 0;
     double rank_max = 0;
-    int hottest = -1;
     for (int r = 0; r < grid_->ep_; ++r) {
         const double t = grid_->rankTokens(r);
         rank_sum += std::max(0.0, t);
         if (t > rank_max) {
             rank_max = t;
-            hottest = r;
+            loads.hottest_rank = r;
         }
     }
-    const double rank_mean = rank_sum / grid_->ep_;
+    loads.rank_mean = rank_sum / grid_->ep_;
+    return loads;
+}
 
-    for (int r = 0; r < grid_->ep_; ++r) {
-        const QRect column = grid_->columnRect(r);
-        const bool target = dragging_ && r == drop_rank_;
-        QColor column_face = pal.color(QPalette::AlternateBase);
-        if (target)
-            column_face = drop_valid_
-                              ? experiment::chipFace(pal, QColor(0x2f, 0xa0, 0x5a), 0.25)
-                              : experiment::chipFace(pal, experiment::refusalColor(pal), 0.25);
-        p.setPen(QPen(pal.color(QPalette::Mid), 1));
-        p.setBrush(column_face);
-        p.drawRoundedRect(QRectF(column).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
-        p.setBrush(Qt::NoBrush);
-
-        // Header: rank, GPU and node, tokens on this rank versus the mean.
+void PlacementCanvas::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette& pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    const experiment::Fonts fonts(font());
+    if (grid_->experts_ == 0) {
         p.setPen(pal.color(QPalette::Text));
-        p.setFont(bold);
-        p.drawText(QRect(column.left() + 6, column.top() + 2, column.width() - 12, 16),
-                   Qt::AlignLeft | Qt::AlignVCenter, tr("rank %1").arg(r));
-        p.setFont(small);
-        QString where = tr("GPU …");
-        if (ep_groups && !ep_groups->empty() &&
-            r < static_cast<int>(ep_groups->front().gpus.size())) {
-            const int gpu = ep_groups->front().gpus[static_cast<size_t>(r)];
-            where = tr("GPU %1 · node %2").arg(gpu).arg(gpu / std::max(1, s.cluster.gpus_per_node));
-        }
-        p.drawText(QRect(column.left() + 6, column.top() + 17, column.width() - 12, 14),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(where, Qt::ElideRight, column.width() - 12));
-        const double t = grid_->rankTokens(r);
-        if (t >= 0 && rank_mean > 0) {
-            const double ratio = t / rank_mean;
-            if (r == hottest && ratio > 1.005) {
-                p.setPen(experiment::refusalColor(pal));
-                QFont small_bold = small;
-                small_bold.setBold(true);
-                p.setFont(small_bold);
-            }
-            p.drawText(QRect(column.left() + 6, column.top() + 31, column.width() - 12, 14),
-                       Qt::AlignLeft | Qt::AlignVCenter,
-                       tr("%1 tok ×%2").arg(experiment::formatCount(t)).arg(ratio, 0, 'f', 2));
-            p.setFont(small);
-        } else {
-            p.drawText(QRect(column.left() + 6, column.top() + 31, column.width() - 12, 14),
-                       Qt::AlignLeft | Qt::AlignVCenter, tr("load …"));
-        }
-
-        for (int e : on_rank[static_cast<size_t>(r)]) {
-            if (dragging_ && pressed_ && pressed_->first == e && pressed_->second == r &&
-                !drop_replicate_)
-                p.setOpacity(0.35);
-            const QRect chip = grid_->chipRect(e, r);
-            const int replicas =
-                static_cast<int>(grid_->ranks_of_expert_[static_cast<size_t>(e)].size());
-            const double tokens = grid_->expertTokens(e);
-            // Each replica takes an even share of the expert's tokens; colour = that share
-            // versus the mean expert (mean -> middle of the ramp, 2x mean -> hottest).
-            const double share = tokens >= 0 ? tokens / replicas : -1;
-            const QColor fill = share >= 0 && expert_mean > 0
-                                    ? utilizationColor(share / (2 * expert_mean))
-                                    : pal.color(QPalette::Button);
-            p.setPen(Qt::NoPen);
-            p.setBrush(fill);
-            p.drawRoundedRect(QRectF(chip), 4, 4);
-            const bool selected = grid_->selection_ && grid_->selection_->first == e &&
-                                  grid_->selection_->second == r;
-            if (selected) {
-                p.setPen(QPen(pal.color(QPalette::Highlight), hasFocus() ? 3 : 2));
-                p.setBrush(Qt::NoBrush);
-                p.drawRoundedRect(QRectF(chip).adjusted(1, 1, -1, -1), 4, 4);
-            }
-            p.setPen(experiment::textOn(fill));
-            p.setFont(bold);
-            QString label = tr("E%1").arg(e);
-            if (replicas > 1)
-                label += QStringLiteral(" ·%1").arg(replicas);
-            p.drawText(chip.adjusted(6, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
-            if (share >= 0 && expert_mean > 0) {
-                p.setFont(small);
-                p.drawText(chip.adjusted(4, 0, -6, 0), Qt::AlignRight | Qt::AlignVCenter,
-                           QStringLiteral("×%1").arg(share / expert_mean, 0, 'f', 2));
-            }
-            p.setOpacity(1.0);
-        }
+        p.drawText(rect().adjusted(10, 10, -10, -10), Qt::AlignLeft | Qt::AlignTop,
+                   tr("Dense model: there are no experts to place."));
+        return;
     }
-
-    if (dragging_ && pressed_) {
-        QRect chip = grid_->chipRect(pressed_->first, pressed_->second);
-        chip.moveCenter(drag_pos_);
-        p.setOpacity(0.85);
-        p.setPen(QPen(pal.color(QPalette::Highlight), 2));
-        p.setBrush(pal.color(QPalette::Button));
-        p.drawRoundedRect(QRectF(chip), 4, 4);
-        p.setPen(pal.color(QPalette::ButtonText));
-        p.setFont(bold);
-        p.drawText(chip, Qt::AlignCenter,
-                   (drop_replicate_ ? tr("+E%1") : tr("E%1")).arg(pressed_->first));
-        p.setOpacity(1.0);
+    const auto on_rank = grid_->expertsOnRank();
+    const bool current = grid_->resultMatches();
+    const Placement* placement = current ? grid_->result_->report.placement.get() : nullptr;
+    const std::vector<ParallelGroup>* ep_groups =
+        placement ? &placement->groupsOf(GroupKind::ep) : nullptr;
+    const Loads load = loads();
+    for (int r = 0; r < grid_->ep_; ++r) {
+        paintColumn(p, fonts, r, ep_groups, load);
+        for (int e : on_rank[static_cast<size_t>(r)])
+            paintChip(p, fonts, e, r, load.expert_mean);
     }
+    if (dragging_ && pressed_)
+        paintDraggedChip(p, fonts);
+}
+
+void PlacementCanvas::paintColumn(QPainter& p, const experiment::Fonts& fonts, int r,
+                                  const std::vector<ParallelGroup>* ep_groups,
+                                  const Loads& load) const {
+    const QPalette& pal = palette();
+    const QRect column = grid_->columnRect(r);
+    const bool target = dragging_ && r == drop_rank_;
+    QColor column_face = pal.color(QPalette::AlternateBase);
+    if (target)
+        column_face = drop_valid_ ? experiment::chipFace(pal, QColor(0x2f, 0xa0, 0x5a), 0.25)
+                                  : experiment::chipFace(pal, experiment::refusalColor(pal), 0.25);
+    p.setPen(QPen(pal.color(QPalette::Mid), 1));
+    p.setBrush(column_face);
+    p.drawRoundedRect(QRectF(column).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+    p.setBrush(Qt::NoBrush);
+
+    // Header: rank, GPU and node, tokens on this rank versus the mean.
+    p.setPen(pal.color(QPalette::Text));
+    p.setFont(fonts.bold);
+    p.drawText(QRect(column.left() + 6, column.top() + 2, column.width() - 12, 16),
+               Qt::AlignLeft | Qt::AlignVCenter, tr("rank %1").arg(r));
+    p.setFont(fonts.small);
+    QString where = tr("GPU …");
+    if (ep_groups && !ep_groups->empty() && r < static_cast<int>(ep_groups->front().gpus.size())) {
+        const int gpu = ep_groups->front().gpus[static_cast<size_t>(r)];
+        const int gpus_per_node = std::max(1, grid_->document_->scenario().cluster.gpus_per_node);
+        where = tr("GPU %1 · node %2").arg(gpu).arg(gpu / gpus_per_node);
+    }
+    p.drawText(QRect(column.left() + 6, column.top() + 17, column.width() - 12, 14),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(where, Qt::ElideRight, column.width() - 12));
+    const QRect load_line(column.left() + 6, column.top() + 31, column.width() - 12, 14);
+    const double t = grid_->rankTokens(r);
+    if (t >= 0 && load.rank_mean > 0) {
+        const double ratio = t / load.rank_mean;
+        if (r == load.hottest_rank && ratio > 1.005) {
+            p.setPen(experiment::refusalColor(pal));
+            QFont small_bold = fonts.small;
+            small_bold.setBold(true);
+            p.setFont(small_bold);
+        }
+        p.drawText(load_line, Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("%1 tok ×%2").arg(experiment::formatCount(t)).arg(ratio, 0, 'f', 2));
+        p.setFont(fonts.small);
+    } else {
+        p.drawText(load_line, Qt::AlignLeft | Qt::AlignVCenter, tr("load …"));
+    }
+}
+
+void PlacementCanvas::paintChip(QPainter& p, const experiment::Fonts& fonts, int e, int r,
+                                double expert_mean) const {
+    const QPalette& pal = palette();
+    if (dragging_ && pressed_ && pressed_->first == e && pressed_->second == r && !drop_replicate_)
+        p.setOpacity(0.35);
+    const QRect chip = grid_->chipRect(e, r);
+    const int replicas = static_cast<int>(grid_->ranks_of_expert_[static_cast<size_t>(e)].size());
+    const double tokens = grid_->expertTokens(e);
+    // Each replica takes an even share of the expert's tokens; colour = that share versus the
+    // mean expert (mean -> middle of the ramp, 2x mean -> hottest).
+    const double share = tokens >= 0 ? tokens / replicas : -1;
+    const QColor fill = share >= 0 && expert_mean > 0 ? utilizationColor(share / (2 * expert_mean))
+                                                      : pal.color(QPalette::Button);
+    p.setPen(Qt::NoPen);
+    p.setBrush(fill);
+    p.drawRoundedRect(QRectF(chip), 4, 4);
+    const bool selected =
+        grid_->selection_ && grid_->selection_->first == e && grid_->selection_->second == r;
+    if (selected) {
+        p.setPen(QPen(pal.color(QPalette::Highlight), hasFocus() ? 3 : 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRoundedRect(QRectF(chip).adjusted(1, 1, -1, -1), 4, 4);
+    }
+    p.setPen(experiment::textOn(fill));
+    p.setFont(fonts.bold);
+    QString label = tr("E%1").arg(e);
+    if (replicas > 1)
+        label += QStringLiteral(" ·%1").arg(replicas);
+    p.drawText(chip.adjusted(6, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
+    if (share >= 0 && expert_mean > 0) {
+        p.setFont(fonts.small);
+        p.drawText(chip.adjusted(4, 0, -6, 0), Qt::AlignRight | Qt::AlignVCenter,
+                   QStringLiteral("×%1").arg(share / expert_mean, 0, 'f', 2));
+    }
+    p.setOpacity(1.0);
+}
+
+void PlacementCanvas::paintDraggedChip(QPainter& p, const experiment::Fonts& fonts) const {
+    const QPalette& pal = palette();
+    QRect chip = grid_->chipRect(pressed_->first, pressed_->second);
+    chip.moveCenter(drag_pos_);
+    p.setOpacity(0.85);
+    p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+    p.setBrush(pal.color(QPalette::Button));
+    p.drawRoundedRect(QRectF(chip), 4, 4);
+    p.setPen(pal.color(QPalette::ButtonText));
+    p.setFont(fonts.bold);
+    p.drawText(chip, Qt::AlignCenter,
+               (drop_replicate_ ? tr("+E%1") : tr("E%1")).arg(pressed_->first));
+    p.setOpacity(1.0);
 }
 
 void PlacementCanvas::mousePressEvent(QMouseEvent* event) {
@@ -635,9 +579,11 @@ void PlacementCanvas::mouseMoveEvent(QMouseEvent* event) {
                     ranks.push_back(rank);
                 else
                     std::replace(ranks.begin(), ranks.end(), from, rank);
-                const QString value = grid_->placementWith(e, ranks);
-                const FieldEditResult preview = grid_->document_->previewFields(
-                    {QStringLiteral("layout.expert_placement=") + value});
+                const int layer = grid_->layer_;
+                const FieldEditResult preview =
+                    grid_->document_->preview([&](const Scenario& scenario, const std::string&) {
+                        return setExpertRanks(scenario, layer, e, ranks);
+                    });
                 drop_valid_ = preview.ok();
                 drop_preview_ =
                     drop_valid_

@@ -98,9 +98,11 @@ bool TopologyView::canDragNodes() const {
 
 namespace {
 
-QString rackNodesAssignment(const std::vector<int>& racks) {
-    return QStringLiteral("cluster.rack_nodes=") +
-           QString::fromStdString(formatFieldValue(FieldValue(racks)));
+/// The typed edit of moving one node from rack `from` to rack `to_rack`.
+ScenarioDocument::Edit nodeMove(int from, int to_rack) {
+    return [from, to_rack](const Scenario& scenario, const std::string&) {
+        return moveNodeBetweenRacks(scenario, from, to_rack);
+    };
 }
 
 /// The undo step's name, and the start of the drag preview.
@@ -124,7 +126,7 @@ QString TopologyView::nodeMovePreview(int node, int to_rack) const {
     const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     if (!value)
         return {};
-    const FieldEditResult preview = document_->previewFields({rackNodesAssignment(*value)});
+    const FieldEditResult preview = document_->preview(nodeMove(from, to_rack));
     if (!preview.ok())
         return tr("Refused: %1").arg(experiment::firstError(preview.diagnostics));
     // The rack the node joins, as the edited scenario has it (core computes its power).
@@ -159,7 +161,7 @@ bool TopologyView::moveNode(int node, int to_rack) {
     const ClusterSpec& cluster = document_->scenario().cluster;
     const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     const FieldEditResult preview =
-        value ? document_->previewFields({rackNodesAssignment(*value)}) : FieldEditResult{};
+        value ? document_->preview(nodeMove(from, to_rack)) : FieldEditResult{};
     if (value && preview.ok() && preview.scenario->cluster.nodesInRacks() == cluster.nodesInRacks())
         setMessage(tr("Not applied: node %1 is already alone in the last rack").arg(node));
     else if (!value)
@@ -170,7 +172,7 @@ bool TopologyView::moveNode(int node, int to_rack) {
         // (numbered as now), so a selection in the moved node follows it there and Alt+Right
         // again moves it on.
         const int moved = to_rack > from ? m.firstNode(to_rack) - 1 : m.endNode(to_rack);
-        const Diagnostics errors = document_->setFields(text, {rackNodesAssignment(*value)});
+        const Diagnostics errors = document_->apply(text, nodeMove(from, to_rack));
         if (!hasErrors(errors)) {
             if (m.selected >= 0 && m.selected / m.gpn == node) {
                 const int gpu = moved * m.gpn + m.selected % m.gpn;

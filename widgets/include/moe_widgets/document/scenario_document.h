@@ -57,15 +57,22 @@ public:
                      const QString& merge_key = {});
     /// Sets one field by its dotted path ("layout.ep") from text, as the editor and --set do.
     Diagnostics setField(const QString& path, const QString& value, const QString& merge_key = {});
-    /// Sets several fields as one undo step named `text`, as `--set a=1 --set b=2` would: all
-    /// overrides ("path=value", values as typed for --set) are applied to the file together and
-    /// the result is validated as a whole, so fields that are only valid together (a GB200 rack
-    /// needs whole racks of trays) change together. Returns the errors (nothing applied).
-    Diagnostics setFields(const QString& text, const QStringList& assignments,
+    /// A typed edit (edits.h): the edited scenario, validated, or why not. `base_dir` is the
+    /// scenario's folder (a relative routing histogram is relative to it).
+    using Edit =
+        std::function<FieldEditResult(const Scenario& scenario, const std::string& base_dir)>;
+    /// Applies `edit` as one undo step named `text` (merged like edit()). Returns the errors
+    /// (nothing applied) and warnings.
+    Diagnostics apply(const QString& text, const Edit& edit, const QString& merge_key = {});
+    /// The scenario apply(edit) would produce, or its errors; changes nothing (the drag-and-drop
+    /// experiments preview a drop with it, so preview and edit cannot disagree).
+    FieldEditResult preview(const Edit& edit) const;
+    /// apply() of setFields (edits.h): several fields as one undo step, validated together, so
+    /// fields that are only valid together (a GB200 rack needs whole racks of trays) change
+    /// together.
+    Diagnostics setFields(const QString& text, const std::vector<FieldAssignment>& assignments,
                           const QString& merge_key = {});
-    /// The scenario setFields(assignments) would produce, or its errors; changes nothing (the
-    /// drag-and-drop experiments preview a drop with it, so preview and edit cannot disagree).
-    FieldEditResult previewFields(const QStringList& assignments) const;
+    FieldEditResult previewFields(const std::vector<FieldAssignment>& assignments) const;
 
 signals:
     /// After every change of the scenario value: edit, undo, redo, open, reset.

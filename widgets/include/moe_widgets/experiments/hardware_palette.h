@@ -18,6 +18,7 @@
 // press/move/release (no QDrag), so they are testable with QTest.
 
 #include "moe_widgets/document/evaluator.h"
+#include "moe_widgets/document/scenario_document.h"
 
 #include <QWidget>
 
@@ -94,7 +95,8 @@ public:
 
     /// The fields a drop writes ("cluster.gpu=b200", ...), or empty with `refusal` set when the
     /// drop makes no sense physically (a NIC on the scale-up tier, another node type on Add).
-    QStringList dropAssignments(int item, Target target, QString* refusal = nullptr) const;
+    std::vector<FieldAssignment> dropAssignments(int item, Target target,
+                                                 QString* refusal = nullptr) const;
     /// A sentence describing what the drop does ("8 x B200 HGX node = 64 GPUs").
     QString dropDescription(int item, Target target) const;
     /// Applies a drop (one undo step). Returns whether it was applied.
@@ -124,7 +126,7 @@ private:
     QString targetState(Target target) const;
     int targetAt(const QPoint& pos) const;
     int itemAt(const QPoint& pos) const;
-    bool applyAssignments(const QString& text, const QStringList& assignments);
+    bool applyAssignments(const QString& text, const std::vector<FieldAssignment>& assignments);
 
     ScenarioDocument* document_;
     EvaluationResultPtr result_;

@@ -22,9 +22,14 @@
 
 #include <optional>
 
+class QPainter;
+
 namespace moe::widgets {
 
 class ScenarioDocument;
+namespace experiment {
+struct Fonts;
+}
 
 class LayoutBar : public QWidget {
     Q_OBJECT
@@ -62,7 +67,7 @@ public:
     bool setDegree(Dim d, int degree, bool etp = false);
 
     /// The fields a degree change writes: "layout.tp=2", or "cluster.nodes=16" for DP.
-    QStringList degreeAssignments(Dim d, int degree, bool etp = false) const;
+    std::vector<FieldAssignment> degreeAssignments(Dim d, int degree, bool etp = false) const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -93,9 +98,16 @@ private:
     QString chipTooltip(Dim d) const;
     QString spanText(Dim d) const;
     void setMessage(const QString& message);
-    bool applyAssignments(const QString& text, const QStringList& assignments);
+    bool applyAssignments(const QString& text, const std::vector<FieldAssignment>& assignments);
     int currentDegree(Dim d, bool etp) const;
     QVector<int> degreeSequence(Dim d, bool etp) const;
+
+    // Painting, part by part.
+    void paintEndLabels(QPainter& p, const experiment::Fonts& fonts) const;
+    /// Where each chip is drawn, innermost first.
+    QVector<std::pair<Dim, QRect>> placedChips() const;
+    void paintChip(QPainter& p, const experiment::Fonts& fonts, Dim d, QRect r, bool lifted) const;
+    void paintStatus(QPainter& p, const experiment::Fonts& fonts) const;
 
     ScenarioDocument* document_;
     EvaluationResultPtr result_;

@@ -15,6 +15,7 @@
 
 #include "moe/scenario.h"
 #include "moe_widgets/document/evaluator.h"
+#include "moe_widgets/document/scenario_document.h"
 
 #include <QWidget>
 
@@ -23,13 +24,21 @@
 
 class QComboBox;
 class QLabel;
+class QPainter;
 class QPushButton;
 class QScrollArea;
+
+namespace moe {
+struct ParallelGroup;
+}
 
 namespace moe::widgets {
 
 class ScenarioDocument;
 class PlacementGrid;
+namespace experiment {
+struct Fonts;
+}
 
 namespace detail {
 
@@ -50,6 +59,19 @@ protected:
 
 private:
     friend class moe::widgets::PlacementGrid;
+    /// Token loads the colours are relative to.
+    struct Loads {
+        double expert_mean = 0; ///< mean token slots per expert
+        double rank_mean = 0;   ///< mean token slots per EP rank
+        int hottest_rank = -1;
+    };
+    Loads loads() const;
+    void paintColumn(QPainter& p, const experiment::Fonts& fonts, int rank,
+                     const std::vector<ParallelGroup>* ep_groups, const Loads& load) const;
+    void paintChip(QPainter& p, const experiment::Fonts& fonts, int expert, int rank,
+                   double expert_mean) const;
+    void paintDraggedChip(QPainter& p, const experiment::Fonts& fonts) const;
+
     PlacementGrid* grid_;
     std::optional<std::pair<int, int>> pressed_; ///< expert, rank
     QPoint press_pos_;
@@ -93,10 +115,6 @@ public:
     bool removeReplica(int expert, int rank);
     bool resetPlacement();
 
-    /// The layout.expert_placement value that places `expert` on `ranks` for layer() (the
-    /// other entries kept), as written for --set; empty when nothing would change.
-    QString placementWith(int expert, std::vector<int> ranks) const;
-
     /// The refusal shown now ("" after an applied edit).
     QString message() const;
 
@@ -112,6 +130,8 @@ private:
     void rebuildLayers();
     void recompute();
     bool applyRanks(const QString& text, int expert, std::vector<int> ranks);
+    /// Applies a typed edit as one undo step, or shows why it was refused.
+    bool applyEdit(const QString& text, const ScenarioDocument::Edit& edit);
     void setMessage(const QString& message, bool refusal);
     /// Token slots per micro-batch expert `e` receives in layer() (mean over MoE layers for
     /// "all"), from the newest report; negative when no matching report is there yet.
