@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScreen>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -87,7 +88,16 @@ SampleChooser::SampleChooser(const QList<SampleInfo>& samples, QWidget* parent)
     layout->addWidget(intro);
     layout->addWidget(list_, 1);
     layout->addWidget(buttons);
-    resize(900, 380);
+    // Wide enough for the descriptions (they run to ~110 characters) and tall enough for every
+    // row, within the screen; a longer one is elided and in full in its tooltip.
+    const int rows_height = list_->header()->sizeHint().height() +
+                            list_->topLevelItemCount() * list_->sizeHintForRow(0) +
+                            2 * list_->frameWidth();
+    const QAbstractItemView* view = list_; // sizeHintForColumn is public there
+    const int wanted_width = view->sizeHintForColumn(0) + view->sizeHintForColumn(1) + 48;
+    const QSize screen = this->screen() ? this->screen()->availableSize() : QSize(1280, 800);
+    list_->setMinimumHeight(std::min(rows_height + 4, screen.height() / 2));
+    resize(std::clamp(wanted_width, 640, screen.width() * 9 / 10), sizeHint().height());
     list_->setCurrentItem(list_->topLevelItem(0));
     enableOk();
 }
