@@ -111,8 +111,11 @@ SystemScheme systemColorScheme() {
 }
 
 ThemeController::ThemeController(QObject* parent)
-    : QObject(parent)
-    , scheme_(systemColorScheme()) {
+    : QObject(parent) {
+    // Read the platform's palette now, before any controller changes it (a later "unknown"
+    // scheme falls back to it).
+    schemeOfStartupPalette();
+    scheme_ = systemColorScheme();
 #if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
     connect(QGuiApplication::styleHints(), &QStyleHints::colorSchemeChanged, this,
             [this](Qt::ColorScheme scheme) { setSystemScheme(toScheme(scheme)); });
