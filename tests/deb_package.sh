@@ -22,11 +22,16 @@ for path in ./usr/bin/moe-plan ./usr/bin/moe-planner ./usr/bin/moe-live \
     ./usr/share/applications/moe-planner.desktop \
     ./usr/share/icons/hicolor/scalable/apps/moe-planner.svg \
     ./usr/share/mime/packages/moe-planner.xml \
-    ./usr/share/bash-completion/completions/moe-plan ./usr/share/zsh/vendor-completions/_moe-plan; do
+    ./usr/share/bash-completion/completions/moe-plan ./usr/share/zsh/vendor-completions/_moe-plan \
+    ./usr/share/bash-completion/completions/moe-planner ./usr/share/zsh/vendor-completions/_moe-planner \
+    ./usr/share/bash-completion/completions/moe-live ./usr/share/zsh/vendor-completions/_moe-live; do
     grep -qx "$path" <<<"$contents" || { echo "FAIL: $path is not in $(basename "$deb")"; exit 1; }
 done
 if command -v help2man >/dev/null; then
-    grep -qx ./usr/share/man/man1/moe-plan.1 <<<"$contents" || { echo "FAIL: no manual page"; exit 1; }
+    for page in moe-plan moe-planner moe-live; do
+        grep -qx "./usr/share/man/man1/$page.1.gz" <<<"$contents" ||
+            { echo "FAIL: no compressed manual page $page.1.gz"; exit 1; }
+    done
 fi
 depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libqt6widgets6 libyaml-cpp libglfw3; do

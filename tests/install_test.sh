@@ -3,9 +3,10 @@
 # must find their data next to themselves, not where they were installed to), then every
 # installed program run with the source and build trees hidden (a private mount namespace with
 # an empty tmpfs over each): moe-plan on the installed samples, moe-planner's sample list and a
-# screenshot (offscreen), moe-live's version and, under xvfb-run, a screenshot; the manual pages,
-# the completions, the .desktop entry and the MIME type are checked as installed. Where no mount
-# namespace can be made (no root, no user namespaces) the trees stay visible and it says so.
+# screenshot (offscreen), moe-live's version and, under xvfb-run, a screenshot; the manual pages
+# (gzip-compressed), the three programs' completions, the .desktop entry and the MIME type are
+# checked as installed. Where no mount namespace can be made (no root, no user namespaces) the
+# trees stay visible and it says so.
 #
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -66,18 +67,33 @@ else
     echo "moe-live: version (no xvfb-run for a screenshot)"
 fi
 
+# Compressed with gzip -9n, as Debian installs manual pages (the .deb's lintian would flag
+# uncompressed ones).
 for page in moe-plan moe-planner moe-live; do
-    grep -q "^\.TH \"*${page^^}" "$P/share/man/man1/$page.1" || fail "man page $page.1"
+    gzip -t "$P/share/man/man1/$page.1.gz" 2>/dev/null || fail "man page $page.1.gz is not gzip"
+    zcat "$P/share/man/man1/$page.1.gz" | grep -q "^\.TH \"*${page^^}" || fail "man page $page.1.gz"
+    [ ! -e "$P/share/man/man1/$page.1" ] || fail "uncompressed $page.1 installed too"
 done
 if command -v man >/dev/null; then
-    grep -q "^moe-plan sweep:" <<<"$(man -l "$P/share/man/man1/moe-plan.1" 2>/dev/null | sed 's/^ *//')" ||
+    grep -q "^moe-plan sweep:" <<<"$(man -l "$P/share/man/man1/moe-plan.1.gz" 2>/dev/null | sed 's/^ *//')" ||
         fail "moe-plan.1 lacks the sweep command"
 fi
-bash -c "source '$P/share/bash-completion/completions/moe-plan' && complete -p moe-plan" \
-    >/dev/null || fail "bash completion"
-head -n 1 "$P/share/zsh/vendor-completions/_moe-plan" | grep "^#compdef moe-plan" >/dev/null ||
-    fail "zsh completion"
-echo "manual pages, bash and zsh completion"
+# Each program's bash completion completes one of its options from a prefix, and its zsh
+# completion is a #compdef file (zsh -n checks its syntax where zsh is installed).
+complete_word() { # PROGRAM WORD...: what bash completion offers for the last word
+    bash -c 'source "$1/share/bash-completion/completions/$2" && shift 2 &&
+        COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && $(complete -p "${COMP_WORDS[0]}" |
+        sed "s/.*-F \([^ ]*\) .*/\1/") && echo "${COMPREPLY[*]}"' _ "$P" "$@"
+}
+[ "$(complete_word moe-plan moe-plan swe)" = sweep ] || fail "moe-plan bash completion"
+[ "$(complete_word moe-planner moe-planner --scr)" = --screenshot ] || fail "moe-planner bash completion"
+[ "$(complete_word moe-live moe-live --met)" = --metric ] || fail "moe-live bash completion"
+for program in moe-plan moe-planner moe-live; do
+    zsh_file="$P/share/zsh/vendor-completions/_$program"
+    head -n 1 "$zsh_file" | grep -qx "#compdef $program" || fail "zsh completion of $program"
+    if command -v zsh >/dev/null; then zsh -n "$zsh_file" || fail "zsh syntax of _$program"; fi
+done
+echo "manual pages (gzip), bash and zsh completion of the three programs"
 
 if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "$P/share/applications/moe-planner.desktop"

@@ -18,7 +18,6 @@
 #include "moe_widgets/window/main_window.h"
 #include "version.h"
 
-#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -90,8 +89,7 @@ private:
 };
 
 void useDarkPalette(MainWindow& window) {
-    if (auto* action = window.findChild<QAction*>(QStringLiteral("darkPaletteAction")))
-        action->setChecked(true);
+    window.setThemeChoice(moe::widgets::ThemeChoice::dark);
 }
 
 bool loadInto(MainWindow& window, const QString& file) {

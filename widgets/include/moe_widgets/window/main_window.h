@@ -1,9 +1,17 @@
 #pragma once
 // The desktop app's window: one dock per view (editor, topology, heatmap, timeline, breakdown,
-// memory, warnings, edit history), the File and Edit menus, and a status bar with the step time,
-// tokens/s, MFU and memory headroom. It owns the document, the evaluator and the shared view
-// state, and is the only place that forwards results to the views.
+// memory, warnings, edit history), the File, Edit, View and Help menus, and a status bar with the
+// step time, tokens/s, MFU and memory headroom. It owns the document, the evaluator, the shared
+// view state and the theme, and is the only place that forwards results to the views. A scenario
+// file dropped on it opens as File > Open would.
+//
+// Its code is split by concern: main_window.cpp (construction, results, status bar, recovery,
+// close), main_window_docks.cpp (docks and their layout), main_window_menus.cpp (menus and
+// actions), main_window_files.cpp (new, open, save, reload, recent files, drops) and
+// main_window_export.cpp (views, report).
 
+#include "moe/diagnostics.h"
+#include "moe_widgets/common/theme.h"
 #include "moe_widgets/document/evaluator.h"
 
 #include <QElapsedTimer>
@@ -16,6 +24,8 @@
 
 class QActionGroup;
 class QDockWidget;
+class QDragEnterEvent;
+class QDropEvent;
 class QFileSystemWatcher;
 class QLabel;
 class QMenu;
@@ -95,7 +105,25 @@ public:
     /// Milliseconds each view's showResult() took for the newest result, by view id.
     const QHash<QString, double>& lastViewMs() const { return view_ms_; }
 
+    /// The sample scenarios File > New from sample offers (and `moe-planner --list-samples`
+    /// prints): MOE_SAMPLES_DIR, else ../share/moe-planner/sample_clusters next to the program,
+    /// else (only for a program in the build tree) the source tree's.
     static QStringList sampleFiles();
+    /// Files the window opens as scenarios (by suffix: .yaml, .yml), as the Open dialog offers.
+    static bool isScenarioFileName(const QString& path);
+
+    /// File > New from sample… (Ctrl+N): shows the sample chooser (a SampleChooser child of the
+    /// window, not modal to the application); the chosen sample becomes a new untitled document.
+    void showNewFromSample();
+    /// Replaces the document with the sample at `path` (empty: the built-in default) as a new,
+    /// untitled scenario: Save asks where to put it, so the sample stays as shipped. Asks first
+    /// when there are unsaved edits; false when cancelled or the sample does not load.
+    bool newFromSample(const QString& path);
+
+    ThemeController* theme() const { return theme_; }
+    /// Sets View > Theme (System, Light or Dark) and applies it; not saved (the menu saves a
+    /// choice the user makes).
+    void setThemeChoice(ThemeChoice choice);
 
 signals:
     /// After every view's showResult() ran for `result`.
@@ -104,13 +132,22 @@ signals:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void createViews();
     void createMenus();
+    void createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void createThemeMenu(QMenu* parent);
     void createStatusBar();
+    void createFileWatcher();
     void arrangeDocks();
     void sizeDocks();
+    void rememberDefaultLayout();
+    void resetLayout();
     QDockWidget* addDock(QWidget* widget, const QString& id, const QString& title,
                          Qt::DockWidgetArea area);
     void requestEvaluation();
@@ -122,13 +159,15 @@ private:
     void watchFile();
     void onFileChangedOnDisk(const QString& path);
     bool maybeSave();
+    /// maybeSave(), then openFile(): File > Open, recent files, reload and drops.
+    bool openAfterAsking(const QString& path);
+    void openDropped(const QStringList& paths);
+    void showLoadProblems(const Diagnostics& diagnostics, const QString& path);
     bool saveDocument();
     bool saveDocumentAs();
     void openDialog();
-    void newFromSample(const QString& path);
     void exportDialog();
     void exportReportDialog();
-    void setDarkPalette(bool dark);
     void restoreLayout();
     void saveLayout();
 
@@ -145,6 +184,8 @@ private:
     PlacementGrid* placement_grid_ = nullptr;
     HardwarePalette* hardware_palette_ = nullptr;
     QUndoView* history_ = nullptr;
+    ThemeController* theme_ = nullptr;
+    QActionGroup* theme_actions_ = nullptr;
     QList<ReportView*> views_;
     QList<QDockWidget*> docks_;
     QByteArray default_state_;
