@@ -134,14 +134,14 @@ struct PairExposure {
     double total_s() const { return all_to_all_s + tp_s + imbalance_s; }
 };
 
-/// One segment of a pass in a DualPipe pair (timeline.cpp, emitPair): the transfers a block of
-/// compute waits for, then that block.
+/// One segment of a pass in a DualPipe pair (timeline_builder.cpp, emitPair): the transfers a block
+/// of compute waits for, then that block.
 struct PairSegment {
     double all_to_all_s = 0, tp_s = 0; ///< the transfers
     bool tp_runs_last = false;         ///< the TP collective follows the all-to-all
     double compute_s = 0;
     /// backward: the weight gradients at the end of compute_s, which the pass's next transfers
-    /// do not wait for (timeline.cpp, backwardOps, WeightGrads::split)
+    /// do not wait for (timeline_builder.cpp, backwardOps, WeightGrads::split)
     double weight_grads_s = 0;
     double all_to_all_wait_s = 0; ///< of all_to_all_s, the busiest receiver's extra (its tail)
 };

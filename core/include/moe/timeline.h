@@ -110,8 +110,8 @@ struct Timeline {
     /// The row the step's breakdown follows: the one holding the most critical-path time.
     int reference_row = 0;
     /// The simulated step by item, in the same accounting as evaluate()'s Report::step (the
-    /// items sum to step_time_s; see stepBreakdown in timeline.cpp): every instant of the
-    /// reference row's step is its compute by kind, or, while its compute stream idles, what
+    /// items sum to step_time_s; see stepBreakdown in timeline_simulation.cpp): every instant of
+    /// the reference row's step is its compute by kind, or, while its compute stream idles, what
     /// held up its next operation, followed back along the dependencies: its own transfers
     /// (exposed all-to-all, TP, CP, pipeline sends, gradient sync), another stage's work
     /// (pipeline bubble) or the optimizer. overlapped_s: the row's transfer time hidden.

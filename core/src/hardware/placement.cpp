@@ -361,91 +361,82 @@ std::string deg(const char* name, int d) {
     return std::string(name) + "=" + std::to_string(d);
 }
 
-} // namespace
-
-std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement) {
-    const LayoutSpec& l = scenario.layout;
-    const ClusterSpec& c = scenario.cluster;
-    Words w;
-    w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
-    w.scale_out = displayName(c.fabric);
-    w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
-    w.domain = w.rack_domain ? "rack" : "node";
-
-    std::vector<std::string> lines;
-    if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty()) {
-        lines.push_back("The layout does not cover the cluster's GPUs, so it cannot be placed");
-        return lines;
-    }
-    auto span = [&](GroupKind k) { return placement.spanOf(k); };
-
-    // Tensor and context parallelism.
+/// Tensor and context parallelism.
+void describeTensorParallel(const LayoutSpec& l, const Placement& placement, const Words& w,
+                            std::vector<std::string>& lines) {
     if (l.tp == 1 && l.cp == 1) {
         lines.push_back("TP=1, CP=1: no tensor or context parallelism");
-    } else {
-        if (l.tp > 1)
-            lines.push_back(deg("TP", l.tp) + " " + where(span(GroupKind::tp), w) +
-                            " so the tensor-parallel all-reduces use " +
-                            carriedBy(span(GroupKind::tp), w));
-        if (l.cp > 1)
-            lines.push_back(deg("CP", l.cp) + " " + where(span(GroupKind::cp), w) +
-                            " so the context-parallel exchanges use " +
-                            carriedBy(span(GroupKind::cp), w));
+        return;
     }
+    const GroupSpan& tp = placement.spanOf(GroupKind::tp);
+    const GroupSpan& cp = placement.spanOf(GroupKind::cp);
+    if (l.tp > 1)
+        lines.push_back(deg("TP", l.tp) + " " + where(tp, w) +
+                        " so the tensor-parallel all-reduces use " + carriedBy(tp, w));
+    if (l.cp > 1)
+        lines.push_back(deg("CP", l.cp) + " " + where(cp, w) +
+                        " so the context-parallel exchanges use " + carriedBy(cp, w));
+}
 
-    // Data parallelism of the dense part.
-    const bool moe = scenario.model.isMoe();
+/// Data parallelism of the dense part.
+void describeDataParallel(const LayoutSpec& l, bool moe, const Placement& placement, const Words& w,
+                          std::vector<std::string>& lines) {
     const std::string dense_part = moe ? " for attention and dense layers" : "";
     if (l.dp <= 1) {
         lines.push_back("DP=1" + dense_part + ": one copy of the weights, no gradient all-reduce");
-    } else {
-        const GroupSpan& s = span(GroupKind::dp);
-        std::string line = deg("DP", l.dp) + dense_part + " " + where(s, w);
-        if (s.domains > 1 && s.max_gpus_per_domain > 1)
-            line += " (gradient all-reduce: " + w.scale_up + " inside a " + w.domain + ", " +
-                    w.scale_out + " across)";
-        else
-            line += " so the gradient all-reduce uses " + carriedBy(s, w);
-        lines.push_back(line);
+        return;
     }
+    const GroupSpan& s = placement.spanOf(GroupKind::dp);
+    std::string line = deg("DP", l.dp) + dense_part + " " + where(s, w);
+    if (s.domains > 1 && s.max_gpus_per_domain > 1)
+        line += " (gradient all-reduce: " + w.scale_up + " inside a " + w.domain + ", " +
+                w.scale_out + " across)";
+    else
+        line += " so the gradient all-reduce uses " + carriedBy(s, w);
+    lines.push_back(line);
+}
 
-    // Pipeline: count the stage-to-stage sends of the widest group that leave a domain.
+/// Pipeline: count the stage-to-stage sends of the widest group that leave a domain.
+void describePipeline(const LayoutSpec& l, const ClusterSpec& c, const Placement& placement,
+                      const Words& w, std::vector<std::string>& lines) {
     if (l.pp <= 1) {
         lines.push_back("PP=1: no pipeline parallelism");
-    } else {
-        const GroupSpan& s = span(GroupKind::pp);
-        const int gpd = std::max(1, c.gpusPerScaleUpDomain());
-        int crossing = 0;
-        for (const auto& g : placement.groupsOf(GroupKind::pp)) {
-            if (g.span.domains != s.domains || g.span.nodes != s.nodes)
-                continue;
-            for (size_t i = 0; i + 1 < g.gpus.size(); ++i)
-                crossing += g.gpus[i] / gpd != g.gpus[i + 1] / gpd;
-            break;
-        }
-        const int sends = l.pp - 1;
-        std::string line = deg("PP", l.pp) + " " + where(s, w);
-        if (crossing == 0)
-            line += " so pipeline sends use " + w.scale_up;
-        else if (crossing == sends)
-            line += " so pipeline sends use " + w.scale_out;
-        else
-            line += " so " + std::to_string(crossing) + " of " + std::to_string(sends) +
-                    " pipeline sends use " + w.scale_out + ", the rest " + w.scale_up;
-        lines.push_back(line);
+        return;
     }
+    const GroupSpan& s = placement.spanOf(GroupKind::pp);
+    const int gpd = std::max(1, c.gpusPerScaleUpDomain());
+    int crossing = 0;
+    for (const auto& g : placement.groupsOf(GroupKind::pp)) {
+        if (g.span.domains != s.domains || g.span.nodes != s.nodes)
+            continue;
+        for (size_t i = 0; i + 1 < g.gpus.size(); ++i)
+            crossing += g.gpus[i] / gpd != g.gpus[i + 1] / gpd;
+        break;
+    }
+    const int sends = l.pp - 1;
+    std::string line = deg("PP", l.pp) + " " + where(s, w);
+    if (crossing == 0)
+        line += " so pipeline sends use " + w.scale_up;
+    else if (crossing == sends)
+        line += " so pipeline sends use " + w.scale_out;
+    else
+        line += " so " + std::to_string(crossing) + " of " + std::to_string(sends) +
+                " pipeline sends use " + w.scale_out + ", the rest " + w.scale_up;
+    lines.push_back(line);
+}
 
-    if (!moe)
-        return lines;
-
-    // Expert layers: EP all-to-all and the expert gradient all-reduce over expert DP.
+/// Expert layers: EP all-to-all and the expert gradient all-reduce over expert DP, and expert
+/// TP. False when the expert grid cannot be placed.
+bool describeExpertGroups(const LayoutSpec& l, const Placement& placement, const Words& w,
+                          std::vector<std::string>& lines) {
     if (placement.groupsOf(GroupKind::ep).empty()) {
         lines.push_back(deg("EP", l.ep) + " x " + deg("ETP", l.etp) +
                         " does not divide TP x CP x DP = " +
                         std::to_string(static_cast<int64_t>(l.tp) * l.cp * l.dp) +
                         ", so the expert layers cannot be placed");
-        return lines;
+        return false;
     }
+    auto span = [&](GroupKind k) { return placement.spanOf(k); };
     const int edp = l.expertDp();
     std::string line;
     if (l.ep <= 1)
@@ -463,10 +454,14 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
         lines.push_back(deg("ETP", l.etp) + " " + where(span(GroupKind::etp), w) +
                         " so the expert tensor-parallel all-reduces use " +
                         carriedBy(span(GroupKind::etp), w));
+    return true;
+}
 
-    // Expert placement and replication.
-    const int experts = scenario.model.experts;
-    line = std::to_string(experts) + " experts per MoE layer";
+/// Expert placement and replication.
+void describeExpertPlacement(const LayoutSpec& l, int experts, const Placement& placement,
+                             std::vector<std::string>& lines) {
+    const int edp = l.expertDp();
+    std::string line = std::to_string(experts) + " experts per MoE layer";
     if (l.ep > 0 && experts % l.ep == 0)
         line += ", " + std::to_string(experts / l.ep) + " on each EP rank";
     if (l.etp > 1)
@@ -488,6 +483,30 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
                     " with a map of " + (layered == 1 ? "its" : "their") + " own";
         lines.push_back(line);
     }
+}
+
+} // namespace
+
+std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement) {
+    const LayoutSpec& l = scenario.layout;
+    const ClusterSpec& c = scenario.cluster;
+    Words w;
+    w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
+    w.scale_out = displayName(c.fabric);
+    w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
+    w.domain = w.rack_domain ? "rack" : "node";
+
+    std::vector<std::string> lines;
+    if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty()) {
+        lines.push_back("The layout does not cover the cluster's GPUs, so it cannot be placed");
+        return lines;
+    }
+    const bool moe = scenario.model.isMoe();
+    describeTensorParallel(l, placement, w, lines);
+    describeDataParallel(l, moe, placement, w, lines);
+    describePipeline(l, c, placement, w, lines);
+    if (moe && describeExpertGroups(l, placement, w, lines))
+        describeExpertPlacement(l, scenario.model.experts, placement, lines);
     return lines;
 }
 

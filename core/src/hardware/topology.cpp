@@ -83,206 +83,253 @@ int ceilDiv(int64_t a, int64_t b) {
     return static_cast<int>((a + b - 1) / b);
 }
 
-} // namespace
+/// The graph's sizes, derived once from the cluster: GPUs and scale-up domains, NICs, the
+/// fabric's leaves and spines, and where each tier's vertices start.
+struct GraphShape {
+    int nodes = 0, gpn = 1, nics_per_node = 1, gpd = 1;
+    bool rack_domain = false;
+    int gpus = 0, domains = 0, nics = 0;
+    bool rail = false, fabric = false;
+    int nodes_per_leaf = 1, leaves = 0, spines = 0, spines_per_leaf = 0;
+    std::vector<int> domain_switch; ///< per domain: its scale-up switch, -1 for a lone GPU
+    int switches = 0;
+    int switch_base = 0, nic_base = 0, leaf_base = 0, spine_base = 0;
+};
 
-HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
-    HardwareGraph g;
-    // Degrees below 1 are validation errors; clamping keeps the graph well-formed meanwhile.
-    const int nodes = std::max(0, c.nodes);
-    const int gpn = std::max(1, c.gpus_per_node);
-    const int npr = std::max(1, c.nodes_per_rack);
-    const int nics_per_node = std::max(1, c.nics_per_node);
-    const bool rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
-    const int gpd = rack_domain ? gpn * npr : gpn;
-    g.gpus_per_node = gpn;
-    g.nodes_per_rack = npr;
-    g.gpus_per_domain = gpd;
-    if (static_cast<int64_t>(nodes) * gpn > kMaxGraphGpus ||
-        static_cast<int64_t>(nodes) * nics_per_node > kMaxGraphGpus || gpd > kMaxGraphGpus)
-        return g;
-    const int gpus = nodes * gpn;
-    // Racks hold consecutive nodes; a rack listed over capacity (a validation error) widens the
-    // capacity so drawings still fit it.
-    g.rack_first_node.push_back(0);
-    g.node_rack.reserve(static_cast<size_t>(nodes));
-    for (const int in_rack : c.nodesInRacks()) {
-        g.node_rack.insert(g.node_rack.end(), static_cast<size_t>(in_rack), g.rackCount());
-        g.rack_first_node.push_back(g.rack_first_node.back() + in_rack);
-        g.nodes_per_rack = std::max(g.nodes_per_rack, in_rack);
-    }
-    const int domains = gpus == 0 ? 0 : ceilDiv(gpus, gpd);
-    const int nics = nodes * nics_per_node;
-
-    // Fabric shape. A single node talks to nobody over the fabric, so it gets none.
-    const bool rail = c.fabric_topology == FabricTopology::rail_optimized;
-    const bool fabric = nodes > 1;
-    int nodes_per_leaf = c.nodes_per_leaf;
-    if (nodes_per_leaf <= 0)
+/// Fabric shape. A single node talks to nobody over the fabric, so it gets none.
+void shapeFabric(const ClusterSpec& c, GraphShape& sh) {
+    sh.rail = c.fabric_topology == FabricTopology::rail_optimized;
+    sh.fabric = sh.nodes > 1;
+    sh.nodes_per_leaf = c.nodes_per_leaf;
+    if (sh.nodes_per_leaf <= 0)
         // Rail-optimized: each rail leaf gives one down port to each node of its group.
         // Fat tree: a leaf takes whole nodes, all their NICs, until its down ports are used.
-        nodes_per_leaf = rail ? kLeafDownPorts : std::max(1, kLeafDownPorts / nics_per_node);
-    const int leaf_groups = fabric ? ceilDiv(nodes, nodes_per_leaf) : 0;
-    const int leaves = rail ? leaf_groups * nics_per_node : leaf_groups;
+        sh.nodes_per_leaf =
+            sh.rail ? kLeafDownPorts : std::max(1, kLeafDownPorts / sh.nics_per_node);
+    const int leaf_groups = sh.fabric ? ceilDiv(sh.nodes, sh.nodes_per_leaf) : 0;
+    sh.leaves = sh.rail ? leaf_groups * sh.nics_per_node : leaf_groups;
     // Spines: enough 64-port spines to terminate every leaf's up ports. One leaf needs none.
-    const int spines =
-        leaves > 1 ? std::max(1, ceilDiv(static_cast<int64_t>(leaves) * kLeafUpPorts, kSpinePorts))
-                   : 0;
-    const int spines_per_leaf = std::min(spines, kMaxSpinesPerLeaf);
+    sh.spines =
+        sh.leaves > 1
+            ? std::max(1, ceilDiv(static_cast<int64_t>(sh.leaves) * kLeafUpPorts, kSpinePorts))
+            : 0;
+    sh.spines_per_leaf = std::min(sh.spines, kMaxSpinesPerLeaf);
+}
 
-    std::vector<int> domain_switch(domains, -1);
-    int switches = 0;
-    for (int d = 0; d < domains; ++d)
-        if (std::min(gpd, gpus - d * gpd) > 1)
-            domain_switch[d] = switches++;
+std::string nodeLabel(int node) {
+    return "node" + std::to_string(node);
+}
 
-    g.scale_up_switches = switches;
-    g.nics = nics;
-    g.leaves = leaves;
-    g.spines = spines;
-
-    const int switch_base = gpus;
-    const int nic_base = switch_base + switches;
-    const int leaf_base = nic_base + nics;
-    const int spine_base = leaf_base + leaves;
-    g.vertices.reserve(static_cast<size_t>(spine_base + spines));
-    g.links.reserve(static_cast<size_t>(2 * gpus + (fabric ? nics : 0) + leaves * spines_per_leaf));
-    g.gpu_vertex.resize(gpus);
-    g.gpu_nic_vertex.resize(gpus);
-    g.gpu_scale_up_link.assign(gpus, -1);
-    g.gpu_nic_link.resize(gpus);
-    g.nic_leaf_link.assign(nics, -1);
-    g.nic_leaf.assign(nics, -1);
-    g.leaf_spine_links_begin.assign(leaves, 0);
-    g.leaf_spine_links_count.assign(leaves, 0);
-
-    const std::string rack_s = "rack", node_s = "node";
-    auto nodeLabel = [&](int node) { return node_s + std::to_string(node); };
-
-    // GPUs.
-    for (int gpu = 0; gpu < gpus; ++gpu) {
-        const int node = gpu / gpn;
-        const int local = gpu % gpn;
+void addGpuVertices(const GraphShape& sh, HardwareGraph& g) {
+    for (int gpu = 0; gpu < sh.gpus; ++gpu) {
+        const int node = gpu / sh.gpn;
+        const int local = gpu % sh.gpn;
         Vertex v;
         v.kind = VertexKind::gpu;
         v.index = gpu;
         v.rack = g.node_rack[node];
         v.node = node;
-        v.domain = gpu / gpd;
+        v.domain = gpu / sh.gpd;
         // The NIC rail this GPU sends on: NICs are shared evenly by consecutive local GPUs.
-        v.rail = static_cast<int>(static_cast<int64_t>(local) * nics_per_node / gpn);
-        v.label = rack_s + std::to_string(v.rack) + "/" + nodeLabel(node) + "/gpu" +
+        v.rail = static_cast<int>(static_cast<int64_t>(local) * sh.nics_per_node / sh.gpn);
+        v.label = "rack" + std::to_string(v.rack) + "/" + nodeLabel(node) + "/gpu" +
                   std::to_string(local);
         g.gpu_vertex[gpu] = gpu;
-        g.gpu_nic_vertex[gpu] = nic_base + node * nics_per_node + v.rail;
+        g.gpu_nic_vertex[gpu] = sh.nic_base + node * sh.nics_per_node + v.rail;
         g.vertices.push_back(std::move(v));
     }
+}
 
-    // Scale-up switches, one per domain of two or more GPUs.
-    for (int d = 0; d < domains; ++d) {
-        if (domain_switch[d] < 0)
+/// Scale-up switches, one per domain of two or more GPUs.
+void addScaleUpSwitchVertices(const GraphShape& sh, HardwareGraph& g) {
+    for (int d = 0; d < sh.domains; ++d) {
+        if (sh.domain_switch[d] < 0)
             continue;
-        const int first_node = d * gpd / gpn;
+        const int first_node = d * sh.gpd / sh.gpn;
         Vertex v;
         v.kind = VertexKind::scale_up_switch;
-        v.index = domain_switch[d];
+        v.index = sh.domain_switch[d];
         v.rack = g.node_rack[first_node];
-        v.node = rack_domain ? -1 : first_node;
+        v.node = sh.rack_domain ? -1 : first_node;
         v.domain = d;
-        v.label =
-            (rack_domain ? rack_s + std::to_string(v.rack) : nodeLabel(first_node)) + "/nvswitch";
+        v.label = (sh.rack_domain ? "rack" + std::to_string(v.rack) : nodeLabel(first_node)) +
+                  "/nvswitch";
         g.vertices.push_back(std::move(v));
     }
+}
 
-    // NICs.
-    for (int nic = 0; nic < nics; ++nic) {
-        const int node = nic / nics_per_node;
+void addNicVertices(const GraphShape& sh, HardwareGraph& g) {
+    for (int nic = 0; nic < sh.nics; ++nic) {
+        const int node = nic / sh.nics_per_node;
         Vertex v;
         v.kind = VertexKind::nic;
         v.index = nic;
         v.rack = g.node_rack[node];
         v.node = node;
-        v.rail = nic % nics_per_node;
+        v.rail = nic % sh.nics_per_node;
         v.label = nodeLabel(node) + "/nic" + std::to_string(v.rail);
         g.vertices.push_back(std::move(v));
     }
+}
 
-    // Leaves. Rail-optimized leaves are numbered group-major: leaf = group * rails + rail.
-    std::vector<int> leaf_downlinks(leaves, 0);
-    for (int leaf = 0; leaf < leaves; ++leaf) {
-        const int group = rail ? leaf / nics_per_node : leaf;
-        const int first_node = group * nodes_per_leaf;
-        const int last_node = std::min(nodes, first_node + nodes_per_leaf) - 1;
+/// Leaves. Rail-optimized leaves are numbered group-major: leaf = group * rails + rail.
+/// Returns each leaf's downlink count.
+std::vector<int> addLeafVertices(const GraphShape& sh, HardwareGraph& g) {
+    std::vector<int> leaf_downlinks(sh.leaves, 0);
+    for (int leaf = 0; leaf < sh.leaves; ++leaf) {
+        const int group = sh.rail ? leaf / sh.nics_per_node : leaf;
+        const int first_node = group * sh.nodes_per_leaf;
+        const int last_node = std::min(sh.nodes, first_node + sh.nodes_per_leaf) - 1;
         const int group_nodes = last_node - first_node + 1;
         Vertex v;
         v.kind = VertexKind::leaf_switch;
         v.index = leaf;
         v.rack = g.node_rack[first_node] == g.node_rack[last_node] ? g.node_rack[first_node] : -1;
-        if (rail) {
-            v.rail = leaf % nics_per_node;
+        if (sh.rail) {
+            v.rail = leaf % sh.nics_per_node;
             v.label = "leaf-rail" + std::to_string(v.rail) + "-g" + std::to_string(group);
             leaf_downlinks[leaf] = group_nodes;
         } else {
             v.label = "leaf" + std::to_string(leaf);
-            leaf_downlinks[leaf] = group_nodes * nics_per_node;
+            leaf_downlinks[leaf] = group_nodes * sh.nics_per_node;
         }
         g.vertices.push_back(std::move(v));
     }
+    return leaf_downlinks;
+}
 
-    for (int s = 0; s < spines; ++s) {
+void addSpineVertices(const GraphShape& sh, HardwareGraph& g) {
+    for (int s = 0; s < sh.spines; ++s) {
         Vertex v;
         v.kind = VertexKind::spine_switch;
         v.index = s;
         v.label = "spine" + std::to_string(s);
         g.vertices.push_back(std::move(v));
     }
+}
 
-    // Links. The scale-up latency is split over the two links of a GPU->switch->GPU path, so a
-    // path costs one scale-up step; likewise the NIC latency (quoted per message across the
-    // fabric) is split over the two NIC<->leaf links of a NIC->leaf->NIC path.
-    auto addLink = [&](int a, int b, LinkKind kind, double bw, double lat) {
-        Link l;
-        l.a = a;
-        l.b = b;
-        l.kind = kind;
-        l.bandwidth_gbps = bw;
-        l.latency_us = lat;
-        g.links.push_back(l);
-        return static_cast<int>(g.links.size()) - 1;
-    };
-    for (int gpu = 0; gpu < gpus; ++gpu) {
-        const int sw = domain_switch[gpu / gpd];
+int addLink(HardwareGraph& g, int a, int b, LinkKind kind, double bw, double lat) {
+    Link l;
+    l.a = a;
+    l.b = b;
+    l.kind = kind;
+    l.bandwidth_gbps = bw;
+    l.latency_us = lat;
+    g.links.push_back(l);
+    return static_cast<int>(g.links.size()) - 1;
+}
+
+// Links. The scale-up latency is split over the two links of a GPU->switch->GPU path, so a
+// path costs one scale-up step; likewise the NIC latency (quoted per message across the
+// fabric) is split over the two NIC<->leaf links of a NIC->leaf->NIC path.
+void addScaleUpAndNicLinks(const ClusterSpec& c, const GraphShape& sh, HardwareGraph& g) {
+    for (int gpu = 0; gpu < sh.gpus; ++gpu) {
+        const int sw = sh.domain_switch[gpu / sh.gpd];
         if (sw >= 0)
-            g.gpu_scale_up_link[gpu] = addLink(gpu, switch_base + sw, LinkKind::scale_up,
+            g.gpu_scale_up_link[gpu] = addLink(g, gpu, sh.switch_base + sw, LinkKind::scale_up,
                                                c.gpu.scale_up_gbps, c.gpu.scale_up_latency_us / 2);
     }
-    for (int gpu = 0; gpu < gpus; ++gpu)
-        g.gpu_nic_link[gpu] = addLink(gpu, g.gpu_nic_vertex[gpu], LinkKind::gpu_nic,
+    for (int gpu = 0; gpu < sh.gpus; ++gpu)
+        g.gpu_nic_link[gpu] = addLink(g, gpu, g.gpu_nic_vertex[gpu], LinkKind::gpu_nic,
                                       kPcieGen5x16Gbps, kPcieLatencyUs);
-    if (fabric) {
-        for (int nic = 0; nic < nics; ++nic) {
-            const int node = nic / nics_per_node;
-            const int group = node / nodes_per_leaf;
-            const int leaf = rail ? group * nics_per_node + nic % nics_per_node : group;
+    if (sh.fabric) {
+        for (int nic = 0; nic < sh.nics; ++nic) {
+            const int node = nic / sh.nics_per_node;
+            const int group = node / sh.nodes_per_leaf;
+            const int leaf = sh.rail ? group * sh.nics_per_node + nic % sh.nics_per_node : group;
             g.nic_leaf[nic] = leaf;
-            g.nic_leaf_link[nic] = addLink(nic_base + nic, leaf_base + leaf, LinkKind::nic_leaf,
-                                           c.nic.bandwidth_gbps, c.nic.latency_us / 2);
+            g.nic_leaf_link[nic] =
+                addLink(g, sh.nic_base + nic, sh.leaf_base + leaf, LinkKind::nic_leaf,
+                        c.nic.bandwidth_gbps, c.nic.latency_us / 2);
         }
     }
-    // Uplinks: the leaf's downlink bandwidth divided by the oversubscription, spread evenly over
-    // a window of spines. Consecutive leaves take consecutive windows (wrapping), so every spine
-    // ends up with the same number of leaves. Up to 64 leaves every leaf reaches every spine.
+}
+
+// Uplinks: the leaf's downlink bandwidth divided by the oversubscription, spread evenly over
+// a window of spines. Consecutive leaves take consecutive windows (wrapping), so every spine
+// ends up with the same number of leaves. Up to 64 leaves every leaf reaches every spine.
+void addLeafSpineLinks(const ClusterSpec& c, const GraphShape& sh,
+                       const std::vector<int>& leaf_downlinks, HardwareGraph& g) {
     const double oversub = std::max(1.0, c.oversubscription);
-    for (int leaf = 0; leaf < leaves && spines > 0; ++leaf) {
+    for (int leaf = 0; leaf < sh.leaves && sh.spines > 0; ++leaf) {
         const double total_gbps = leaf_downlinks[leaf] * c.nic.bandwidth_gbps / oversub;
-        const int start = static_cast<int>(static_cast<int64_t>(leaf) * spines_per_leaf % spines);
+        const int start =
+            static_cast<int>(static_cast<int64_t>(leaf) * sh.spines_per_leaf % sh.spines);
         g.leaf_spine_links_begin[leaf] = static_cast<int>(g.links.size());
-        g.leaf_spine_links_count[leaf] = spines_per_leaf;
-        for (int j = 0; j < spines_per_leaf; ++j)
-            addLink(leaf_base + leaf, spine_base + (start + j) % spines, LinkKind::leaf_spine,
-                    total_gbps / spines_per_leaf, kSwitchHopLatencyUs);
+        g.leaf_spine_links_count[leaf] = sh.spines_per_leaf;
+        for (int j = 0; j < sh.spines_per_leaf; ++j)
+            addLink(g, sh.leaf_base + leaf, sh.spine_base + (start + j) % sh.spines,
+                    LinkKind::leaf_spine, total_gbps / sh.spines_per_leaf, kSwitchHopLatencyUs);
     }
-    if (spines == 0)
-        g.leaf_spine_links_begin.assign(leaves, static_cast<int>(g.links.size()));
+    if (sh.spines == 0)
+        g.leaf_spine_links_begin.assign(sh.leaves, static_cast<int>(g.links.size()));
+}
+
+} // namespace
+
+HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
+    HardwareGraph g;
+    GraphShape sh;
+    // Degrees below 1 are validation errors; clamping keeps the graph well-formed meanwhile.
+    sh.nodes = std::max(0, c.nodes);
+    sh.gpn = std::max(1, c.gpus_per_node);
+    const int npr = std::max(1, c.nodes_per_rack);
+    sh.nics_per_node = std::max(1, c.nics_per_node);
+    sh.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
+    sh.gpd = sh.rack_domain ? sh.gpn * npr : sh.gpn;
+    g.gpus_per_node = sh.gpn;
+    g.nodes_per_rack = npr;
+    g.gpus_per_domain = sh.gpd;
+    if (static_cast<int64_t>(sh.nodes) * sh.gpn > kMaxGraphGpus ||
+        static_cast<int64_t>(sh.nodes) * sh.nics_per_node > kMaxGraphGpus || sh.gpd > kMaxGraphGpus)
+        return g;
+    sh.gpus = sh.nodes * sh.gpn;
+    // Racks hold consecutive nodes; a rack listed over capacity (a validation error) widens the
+    // capacity so drawings still fit it.
+    g.rack_first_node.push_back(0);
+    g.node_rack.reserve(static_cast<size_t>(sh.nodes));
+    for (const int in_rack : c.nodesInRacks()) {
+        g.node_rack.insert(g.node_rack.end(), static_cast<size_t>(in_rack), g.rackCount());
+        g.rack_first_node.push_back(g.rack_first_node.back() + in_rack);
+        g.nodes_per_rack = std::max(g.nodes_per_rack, in_rack);
+    }
+    sh.domains = sh.gpus == 0 ? 0 : ceilDiv(sh.gpus, sh.gpd);
+    sh.nics = sh.nodes * sh.nics_per_node;
+    shapeFabric(c, sh);
+
+    sh.domain_switch.assign(sh.domains, -1);
+    for (int d = 0; d < sh.domains; ++d)
+        if (std::min(sh.gpd, sh.gpus - d * sh.gpd) > 1)
+            sh.domain_switch[d] = sh.switches++;
+
+    g.scale_up_switches = sh.switches;
+    g.nics = sh.nics;
+    g.leaves = sh.leaves;
+    g.spines = sh.spines;
+
+    sh.switch_base = sh.gpus;
+    sh.nic_base = sh.switch_base + sh.switches;
+    sh.leaf_base = sh.nic_base + sh.nics;
+    sh.spine_base = sh.leaf_base + sh.leaves;
+    g.vertices.reserve(static_cast<size_t>(sh.spine_base + sh.spines));
+    g.links.reserve(static_cast<size_t>(2 * sh.gpus + (sh.fabric ? sh.nics : 0) +
+                                        sh.leaves * sh.spines_per_leaf));
+    g.gpu_vertex.resize(sh.gpus);
+    g.gpu_nic_vertex.resize(sh.gpus);
+    g.gpu_scale_up_link.assign(sh.gpus, -1);
+    g.gpu_nic_link.resize(sh.gpus);
+    g.nic_leaf_link.assign(sh.nics, -1);
+    g.nic_leaf.assign(sh.nics, -1);
+    g.leaf_spine_links_begin.assign(sh.leaves, 0);
+    g.leaf_spine_links_count.assign(sh.leaves, 0);
+
+    addGpuVertices(sh, g);
+    addScaleUpSwitchVertices(sh, g);
+    addNicVertices(sh, g);
+    const std::vector<int> leaf_downlinks = addLeafVertices(sh, g);
+    addSpineVertices(sh, g);
+    addScaleUpAndNicLinks(c, sh, g);
+    addLeafSpineLinks(c, sh, leaf_downlinks, g);
     return g;
 }
 

@@ -423,6 +423,141 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     return load;
 }
 
+namespace {
+
+/// Zipf popularity by rank, normalized once here, not per layer.
+std::vector<double> zipfWeights(const RoutingSpec& routing, int experts) {
+    std::vector<double> zipf_weights;
+    if (routing.model != PopularityModel::zipf)
+        return zipf_weights;
+    zipf_weights.resize(static_cast<size_t>(experts));
+    const double alpha = std::max(0.0, routing.zipf_alpha);
+    double total = 0;
+    for (int r = 0; r < experts; ++r) {
+        zipf_weights[r] = 1.0 / std::pow(static_cast<double>(r + 1), alpha);
+        total += zipf_weights[r];
+    }
+    for (double& w : zipf_weights)
+        w /= total;
+    return zipf_weights;
+}
+
+/// The layer's expert map, flattened: expert e's valid EP ranks are
+/// holder_rank[holder_begin[e] .. holder_begin[e+1]), each taking inv_replicas[e] of its
+/// tokens. Rebuilt only when the map changes (layers without entries share one map).
+struct FlatExpertMap {
+    std::vector<int> holder_begin;
+    std::vector<int> holder_rank;
+    std::vector<double> inv_replicas;
+    const ExpertMap* flattened = nullptr;
+
+    explicit FlatExpertMap(int experts)
+        : holder_begin(static_cast<size_t>(experts) + 1)
+        , inv_replicas(static_cast<size_t>(experts)) {
+        holder_rank.reserve(static_cast<size_t>(experts) * 2);
+    }
+
+    void update(const ExpertMap& map, int experts, int ep) {
+        if (&map == flattened)
+            return;
+        flattened = &map;
+        // A map that does not cover the experts (a scenario that failed validation) places
+        // nothing rather than reading past its end.
+        const bool map_ok = static_cast<int>(map.ranks_of_expert.size()) == experts;
+        holder_rank.clear();
+        for (int e = 0; e < experts; ++e) {
+            holder_begin[e] = static_cast<int>(holder_rank.size());
+            if (map_ok)
+                for (int r : map.ranks_of_expert[e])
+                    if (r >= 0 && r < ep)
+                        holder_rank.push_back(r);
+            const int n = static_cast<int>(holder_rank.size()) - holder_begin[e];
+            inv_replicas[e] = n > 0 ? 1.0 / n : 0.0;
+        }
+        holder_begin[experts] = static_cast<int>(holder_rank.size());
+    }
+};
+
+/// The multinomial draw of one layer's slots over its experts, with its scratch allocated once.
+struct MultinomialSplit {
+    const SplitTree tree;
+    const int nodes;
+    std::vector<double> mass;    ///< popularity of the node's experts
+    std::vector<double> split_q; ///< share its left child gets
+    std::vector<int64_t> node_slots;
+    std::vector<int64_t> counts; ///< per expert: the draw's slots
+
+    explicit MultinomialSplit(int experts)
+        : tree(experts)
+        , nodes(tree.size())
+        , mass(static_cast<size_t>(nodes))
+        , split_q(static_cast<size_t>(nodes))
+        , node_slots(static_cast<size_t>(nodes))
+        , counts(static_cast<size_t>(experts)) {}
+
+    /// Split probabilities, per layer so the per-group loop has no division:
+    /// q(node) = mass(left) / mass(node). Masses are summed bottom-up, so a half with no
+    /// weight has mass exactly 0 and gets exactly no slots (q = 0 or 1), which differences
+    /// of rounded prefix sums could miss.
+    void setPopularity(const double* p) {
+        for (int i = nodes - 1; i >= 0; --i) {
+            const int l = tree.left[i];
+            if (l < 0) {
+                mass[i] = p[tree.lo[i]];
+                continue;
+            }
+            mass[i] = mass[l] + mass[l + 1];
+            split_q[i] = mass[l] <= 0.0 ? 0.0 : mass[l + 1] <= 0.0 ? 1.0 : mass[l] / mass[i];
+        }
+    }
+
+    /// Multinomial(slots, p) by conditional binomials down the split tree (see SplitTree):
+    /// counts are non-negative integers summing exactly to slots, E - 1 draws. (A layer with no
+    /// mass at all, which the popularity models never produce, would send every slot to the
+    /// last expert.)
+    void draw(int64_t slots, Rng& rng) {
+        node_slots[0] = slots;
+        for (int i = 0; i < nodes; ++i) {
+            const int l = tree.left[i];
+            if (l < 0) {
+                counts[tree.lo[i]] = node_slots[i];
+                continue;
+            }
+            const int64_t x = binomial(node_slots[i], split_q[i], rng);
+            node_slots[l] = x;
+            node_slots[l + 1] = node_slots[i] - x;
+        }
+    }
+};
+
+/// One layer's slots summed over its sampled groups.
+struct LayerTally {
+    double dropped = 0, sum = 0, max = 0;
+    int max_group = 0, max_rank = 0;
+};
+
+/// Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
+/// over layers.
+void groupImbalance(ExpertLoad& load, int layers, int groups, int ep) {
+    load.imbalance_per_group.assign(static_cast<size_t>(groups), 0.0);
+    for (int layer = 0; layer < layers; ++layer) {
+        const double* layer_ranks =
+            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
+        double layer_total = 0;
+        for (int i = 0; i < groups * ep; ++i)
+            layer_total += layer_ranks[i];
+        const double mean = layer_total / (static_cast<double>(groups) * ep);
+        for (int g = 0; g < groups; ++g) {
+            const double busiest = *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
+                                                     layer_ranks + static_cast<size_t>(g + 1) * ep);
+            load.imbalance_per_group[static_cast<size_t>(g)] +=
+                (mean > 0.0 ? busiest / mean : 1.0) / layers;
+        }
+    }
+}
+
+} // namespace
+
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step) {
     ExpertLoad load;
     const ModelSpec& model = scenario.model;
@@ -460,33 +595,10 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     load.stage_of_layer = stageOfMoeLayers(model, layout);
 
     // Scratch, allocated once.
-    std::vector<double> zipf_weights;
-    if (scenario.routing.model == PopularityModel::zipf) {
-        zipf_weights.resize(static_cast<size_t>(experts));
-        const double alpha = std::max(0.0, scenario.routing.zipf_alpha);
-        double total = 0;
-        for (int r = 0; r < experts; ++r) {
-            zipf_weights[r] = 1.0 / std::pow(static_cast<double>(r + 1), alpha);
-            total += zipf_weights[r];
-        }
-        for (double& w : zipf_weights)
-            w /= total; // normalized once here, not per layer
-    }
+    const std::vector<double> zipf_weights = zipfWeights(scenario.routing, experts);
     std::vector<int> perm(static_cast<size_t>(experts));
-    const SplitTree tree(experts);
-    const int nodes = tree.size();
-    std::vector<double> mass(static_cast<size_t>(nodes));    // popularity of the node's experts
-    std::vector<double> split_q(static_cast<size_t>(nodes)); // share its left child gets
-    std::vector<int64_t> node_slots(static_cast<size_t>(nodes));
-    std::vector<int64_t> counts(static_cast<size_t>(experts));
-    // The layer's expert map, flattened: expert e's valid EP ranks are
-    // holder_rank[holder_begin[e] .. holder_begin[e+1]), each taking inv_replicas[e] of its
-    // tokens. Rebuilt only when the map changes (layers without entries share one map).
-    std::vector<int> holder_begin(static_cast<size_t>(experts) + 1);
-    std::vector<int> holder_rank;
-    holder_rank.reserve(static_cast<size_t>(experts) * 2);
-    std::vector<double> inv_replicas(static_cast<size_t>(experts));
-    const ExpertMap* flattened = nullptr;
+    MultinomialSplit split(experts);
+    FlatExpertMap holders(experts);
     const double inv_groups = 1.0 / groups;
 
     const uint64_t step_seed = combine(combine(scenario.routing.seed, kRoutingTag), step);
@@ -497,122 +609,59 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     for (int layer = 0; layer < layers; ++layer) {
         double* p = load.popularity.data() + static_cast<size_t>(layer) * experts;
         layerPopularity(scenario.routing, layer, experts, zipf_weights, perm, p);
-        // Split probabilities, per layer so the per-group loop has no division:
-        // q(node) = mass(left) / mass(node). Masses are summed bottom-up, so a half with no
-        // weight has mass exactly 0 and gets exactly no slots (q = 0 or 1), which differences
-        // of rounded prefix sums could miss.
-        for (int i = nodes - 1; i >= 0; --i) {
-            const int l = tree.left[i];
-            if (l < 0) {
-                mass[i] = p[tree.lo[i]];
-                continue;
-            }
-            mass[i] = mass[l] + mass[l + 1];
-            split_q[i] = mass[l] <= 0.0 ? 0.0 : mass[l + 1] <= 0.0 ? 1.0 : mass[l] / mass[i];
-        }
-
-        const ExpertMap& map = placement.expertsForLayer(layer);
-        if (&map != flattened) {
-            flattened = &map;
-            // A map that does not cover the experts (a scenario that failed validation) places
-            // nothing rather than reading past its end.
-            const bool map_ok = static_cast<int>(map.ranks_of_expert.size()) == experts;
-            holder_rank.clear();
-            for (int e = 0; e < experts; ++e) {
-                holder_begin[e] = static_cast<int>(holder_rank.size());
-                if (map_ok)
-                    for (int r : map.ranks_of_expert[e])
-                        if (r >= 0 && r < ep)
-                            holder_rank.push_back(r);
-                const int n = static_cast<int>(holder_rank.size()) - holder_begin[e];
-                inv_replicas[e] = n > 0 ? 1.0 / n : 0.0;
-            }
-            holder_begin[experts] = static_cast<int>(holder_rank.size());
-        }
+        split.setPopularity(p);
+        holders.update(placement.expertsForLayer(layer), experts, ep);
         double* per_expert = load.tokens_per_expert.data() + static_cast<size_t>(layer) * experts;
         const uint64_t layer_seed = combine(step_seed, static_cast<uint64_t>(layer));
-        double layer_dropped = 0, layer_sum = 0, layer_max = 0;
-        int max_group = 0, max_rank = 0;
+        LayerTally tally;
 
         for (int g = 0; g < groups; ++g) {
             Rng rng(combine(layer_seed, static_cast<uint64_t>(g)));
-            // Multinomial(slots, p) by conditional binomials down the split tree (see
-            // SplitTree): counts are non-negative integers summing exactly to slots, E - 1
-            // draws. (A layer with no mass at all, which the popularity models never produce,
-            // would send every slot to the last expert.)
-            node_slots[0] = slots;
-            for (int i = 0; i < nodes; ++i) {
-                const int l = tree.left[i];
-                if (l < 0) {
-                    counts[tree.lo[i]] = node_slots[i];
-                    continue;
-                }
-                const int64_t x = binomial(node_slots[i], split_q[i], rng);
-                node_slots[l] = x;
-                node_slots[l + 1] = node_slots[i] - x;
-            }
-
+            split.draw(slots, rng);
             double* ranks =
                 load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
             for (int e = 0; e < experts; ++e) {
-                const double routed = static_cast<double>(counts[e]);
+                const double routed = static_cast<double>(split.counts[e]);
                 per_expert[e] += routed * inv_groups;
                 // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
                 const double kept = dropping ? std::min(routed, capacity) : routed;
-                layer_dropped += routed - kept;
+                tally.dropped += routed - kept;
                 // Replicas split their expert's tokens evenly: rank tokens = sum over its
                 // experts of count(e) / replicas(e).
-                const double share = kept * inv_replicas[e];
-                for (int h = holder_begin[e]; h < holder_begin[e + 1]; ++h)
-                    ranks[holder_rank[h]] += share;
+                const double share = kept * holders.inv_replicas[e];
+                for (int h = holders.holder_begin[e]; h < holders.holder_begin[e + 1]; ++h)
+                    ranks[holders.holder_rank[h]] += share;
             }
             for (int r = 0; r < ep; ++r) {
-                layer_sum += ranks[r];
-                if (ranks[r] > layer_max) {
-                    layer_max = ranks[r];
-                    max_group = g;
-                    max_rank = r;
+                tally.sum += ranks[r];
+                if (ranks[r] > tally.max) {
+                    tally.max = ranks[r];
+                    tally.max_group = g;
+                    tally.max_rank = r;
                 }
             }
         }
 
         // Imbalance = max over (groups, ranks) / mean over all ranks of the layer: the EP group
         // waits for its slowest rank, and the step for its slowest group.
-        const double mean = layer_sum / (static_cast<double>(groups) * ep);
-        const double ratio = mean > 0.0 ? layer_max / mean : 1.0;
+        const double mean = tally.sum / (static_cast<double>(groups) * ep);
+        const double ratio = mean > 0.0 ? tally.max / mean : 1.0;
         load.imbalance_per_layer[layer] = ratio;
         const double layer_slots = static_cast<double>(slots) * groups;
-        load.dropped_share_per_layer[layer] = layer_slots > 0 ? layer_dropped / layer_slots : 0.0;
-        total_dropped += layer_dropped;
+        load.dropped_share_per_layer[layer] = layer_slots > 0 ? tally.dropped / layer_slots : 0.0;
+        total_dropped += tally.dropped;
         best_ratio = std::max(best_ratio, ratio);
         // The hottest rank is the one with the most tokens (what its compute time follows);
         // without drops every layer has the same mean, so it also has the largest ratio.
-        if (layer_max > hottest_tokens) {
-            hottest_tokens = layer_max;
+        if (tally.max > hottest_tokens) {
+            hottest_tokens = tally.max;
             load.hottest_layer = layer;
-            load.hottest_group = max_group;
-            load.hottest_rank = max_rank;
+            load.hottest_group = tally.max_group;
+            load.hottest_rank = tally.max_rank;
         }
     }
 
-    // Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
-    // over layers.
-    load.imbalance_per_group.assign(static_cast<size_t>(groups), 0.0);
-    for (int layer = 0; layer < layers; ++layer) {
-        const double* layer_ranks =
-            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
-        double layer_total = 0;
-        for (int i = 0; i < groups * ep; ++i)
-            layer_total += layer_ranks[i];
-        const double mean = layer_total / (static_cast<double>(groups) * ep);
-        for (int g = 0; g < groups; ++g) {
-            const double busiest = *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
-                                                     layer_ranks + static_cast<size_t>(g + 1) * ep);
-            load.imbalance_per_group[static_cast<size_t>(g)] +=
-                (mean > 0.0 ? busiest / mean : 1.0) / layers;
-        }
-    }
-
+    groupImbalance(load, layers, groups, ep);
     double sum_ratio = 0;
     for (double r : load.imbalance_per_layer)
         sum_ratio += r;

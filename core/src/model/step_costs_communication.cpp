@@ -1,0 +1,168 @@
+// The step cost model's communication and overlap terms: TP, CP and all-to-all transfers, what
+// DualPipe's fused pairs hide, the pipeline bubble and the gradient buckets' exposed head and
+// tail. The rest of the model is in step_costs.cpp (rates, compute, memory, the MoE layer).
+
+#include "moe/step_costs.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moe {
+
+// ---- communication ------------------------------------------------------------------------------
+
+CollectiveCost tpCollective(const Scenario& s, const GroupShape& tp_group, double tokens,
+                            const HardwareRates& r) {
+    // Sequence parallelism: each all-gather / reduce-scatter moves the full (tp x local) token
+    // activations; the reduce-scatter and the all-gather cost the same.
+    const double buffer_bytes =
+        tokens * s.layout.tp * s.model.hidden * bytesPerElement(s.model.activation_precision);
+    return reduceScatter(tp_group, buffer_bytes, r.scale_up, r.scale_out);
+}
+
+double kvChunkBytes(const Scenario& s, double tokens) {
+    // Ring attention passes each GPU's KV chunk around the CP ring. Sequence parallelism
+    // all-gathers the tp x `tokens` tokens of the CP chunk before attention, so each TP rank
+    // holds the KV of all of them for its share of the KV heads (the MLA latent is not split
+    // over TP).
+    const ModelSpec& m = s.model;
+    const double kv_elements_per_token =
+        m.attention == AttentionKind::mla
+            ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+            : 2.0 * m.kv_heads * m.effectiveHeadDim() / static_cast<double>(s.layout.tp);
+    return tokens * s.layout.tp * kv_elements_per_token * bytesPerElement(m.activation_precision);
+}
+
+AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, double tokens) {
+    // One copy per token slot at the dispatch precision (the combine returns at activation
+    // precision). With node-limited routing (DeepEP), a token crosses the fabric once per
+    // target node and is forwarded over NVLink inside it.
+    const ModelSpec& m = s.model;
+    const double h = m.hidden;
+    AllToAllBytes b;
+    b.dispatch = tokens * m.top_k * h * bytesPerElement(m.dispatch_precision);
+    b.combine = tokens * m.top_k * h * bytesPerElement(m.activation_precision);
+    if (s.layout.max_nodes_per_token > 0 && ep_group.domains > 1) {
+        const double copies =
+            expectedRemoteNodesPerToken(ep_group.domains, m.top_k, s.layout.max_nodes_per_token);
+        b.dispatch_cross = tokens * copies * h * bytesPerElement(m.dispatch_precision);
+        b.combine_cross = tokens * copies * h * bytesPerElement(m.activation_precision);
+    }
+    return b;
+}
+
+// ---- overlap ------------------------------------------------------------------------------------
+
+// DualPipe (DeepSeek-V3 report, figure 4; timeline_builder.cpp, emitPair) fuses the forward of one
+// micro-batch with the backward of another and cuts each pass into segments - the transfers a
+// block of compute waits for, then that block - and alternates the passes' segments:
+// F1 B1 F2 B2 ... Without TP an MoE layer has two segments per pass:
+//     compute:  F attention | B experts  | F experts  | B attention
+//     transfer: B combine   | F dispatch | B dispatch | F combine
+// The transfer beside one compute segment feeds the next one (B combine -> B experts,
+// F dispatch -> F experts, B dispatch -> B attention, F combine -> the next layer's
+// F attention), and each compute segment feeds the transfer beside the next (F attention
+// -> F dispatch, ...). Compute runs in order, transfers share a stream, so a pair takes the
+// sum over its segments of when the next compute can start. A forward transfer starts with
+// the backward block beside it (the forward block before is done, the backward transfer
+// before has arrived): that block of compute c hides transfer t, exposing max(0, t - c).
+// A backward transfer t_b only waits for the input gradients of the backward block before
+// it (its forward-sized weight gradients w run after them; timeline_builder.cpp, backwardOps) and
+// for the forward transfer t_f beside that block: from the block's start (input gradients
+// i, block i + w) it ends at max(i, t_f) + t_b, the forward block c_f beside it at
+// max(i + w, t_f) + c_f, exposing max(0, max(i, t_f) + t_b - max(i + w, t_f) - c_f): the
+// weight gradients hide t_b as far as t_f leaves the stream free. The pair exposes the sum
+// on top of its compute, even when the all-to-all total is far below the compute total.
+// The backward's last block runs beside the next layer's first forward transfers, which are
+// this layer's. The exposed time is the tail of the transfers, charged to the collective that
+// runs in it.
+PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
+                                         size_t count) {
+    PairExposure exposed;
+    const auto charge = [&](double tail_s, const PairSegment& transfer) {
+        tail_s = std::max(0.0, tail_s);
+        const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
+        const double last_exposed_s = std::min(tail_s, last_s);
+        const double a2a_exposed_s =
+            transfer.tp_runs_last ? tail_s - last_exposed_s : last_exposed_s;
+        exposed.tp_s += tail_s - a2a_exposed_s;
+        // The exposed part of the all-to-all is its end, where the busiest receiver's extra is.
+        const double wait_s = std::min(a2a_exposed_s, transfer.all_to_all_wait_s);
+        exposed.imbalance_s += wait_s;
+        exposed.all_to_all_s += a2a_exposed_s - wait_s;
+    };
+    const auto transfer_s = [](const PairSegment& seg) { return seg.all_to_all_s + seg.tp_s; };
+    for (size_t k = 0; k < count; ++k) {
+        // Backward transfers beside forward[k], from the start of the backward block before it.
+        const PairSegment& before = backward[(k + count - 1) % count];
+        const double input_grads_s = before.compute_s - before.weight_grads_s;
+        const double forward_starts_s = std::max(before.compute_s, transfer_s(forward[k]));
+        const double transfer_starts_s = std::max(input_grads_s, transfer_s(forward[k]));
+        charge(transfer_starts_s + transfer_s(backward[k]) - forward_starts_s -
+                   forward[k].compute_s,
+               backward[k]);
+        // Forward transfers beside backward[k]: they start with it.
+        const PairSegment& next = forward[(k + 1) % count];
+        charge(transfer_s(next) - backward[k].compute_s, next);
+    }
+    return exposed;
+}
+
+// deepseek-ai/DualPipe's phases 1-3 run 1.5 pp - hr - 1 forwards alone (hr = the rank's
+// distance from the nearer end of the pipeline) and the two middle ranks one more, to shrink
+// the bubble; the backwards of phases 3 and 5-7 match them (timeline_schedules.cpp, dualPipe).
+double dualPipeUnpairedPasses(int pp, int stage) {
+    const int from_end = std::min(stage, pp - 1 - stage);
+    const bool middle = from_end == pp / 2 - 1;
+    return 1.5 * pp - 1.0 - from_end + (middle ? 1.0 : 0.0);
+}
+
+/// Pipeline bubble for m micro-batches of per-micro-batch time t on pp stages (closed forms;
+/// the timeline simulation reproduces them): GPipe and 1F1B (p-1)*t; interleaved (p-1)*t/v;
+/// DualPipe (p/2-1)(F&B + B - 3W) with F = t/3, B = 2t/3, W = B/2 and F&B = F + B.
+double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
+    const double p = lay.pp;
+    if (p <= 1)
+        return 0;
+    switch (lay.schedule) {
+    case PipelineSchedule::interleaved:
+        return (p - 1) * t_mb / lay.vpp;
+    case PipelineSchedule::dualpipe: {
+        const double f = t_mb / 3.0, b = 2.0 * t_mb / 3.0, w = b / 2.0;
+        return std::max(0.0, (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
+    }
+    case PipelineSchedule::gpipe:
+    case PipelineSchedule::one_f_one_b:
+        return (p - 1) * t_mb;
+    }
+    return (p - 1) * t_mb;
+}
+
+// Bucket j is released at -compute_after_s[j] (0 = the end of the backward) and the stream
+// runs the buckets in order: finish_j = max(finish_{j-1}, release_j) + sync_j, so the last ends
+// at max over j of (release_j + sync of buckets j..). Worked example in test_step_costs.
+double bucketSyncTail_s(const std::vector<double>& sync_s,
+                        const std::vector<double>& compute_after_s) {
+    double tail = 0, suffix = 0;
+    for (size_t j = sync_s.size(); j-- > 0;) {
+        suffix += sync_s[j];
+        tail = std::max(tail, suffix - compute_after_s[j]);
+    }
+    return tail;
+}
+
+// The gathers run back to back from the step's start: bucket j arrives at the sum of gathers
+// up to j; layer j's first forward starts at max(the previous layer's end, that arrival). The
+// forward pass ends later than its compute alone by max over j of (arrival_j - compute before
+// j).
+double bucketGatherHead_s(const std::vector<double>& gather_s,
+                          const std::vector<double>& compute_before_s) {
+    double head = 0, prefix = 0;
+    for (size_t j = 0; j < gather_s.size(); ++j) {
+        prefix += gather_s[j];
+        head = std::max(head, prefix - compute_before_s[j]);
+    }
+    return head;
+}
+
+} // namespace moe

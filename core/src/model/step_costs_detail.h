@@ -1,0 +1,25 @@
+// Helpers shared by the step cost model's files (step_costs.cpp, step_cost_model.cpp,
+// step_price.cpp); private to core/src/model. Declarations only, so that step_costs.cpp can
+// include it without an include cycle.
+
+#pragma once
+
+namespace moe {
+struct HardwareRates;
+struct PairExposure;
+struct StageCosts;
+struct StagePace;
+struct StepCostModel;
+} // namespace moe
+
+namespace moe::step_costs_detail {
+
+/// The optimizer's step on `shard_params` parameters of this GPU's shard (step_costs.cpp).
+double optimizerStep_s(double shard_params, const HardwareRates& r);
+
+/// The exposed all-to-all and TP time of one micro-batch on `stage` at `pace`
+/// (step_price.cpp).
+PairExposure transferExposure(const StepCostModel& model, const StageCosts& stage,
+                              const StagePace& pace);
+
+} // namespace moe::step_costs_detail

@@ -1,0 +1,368 @@
+// The step's price (priceStep): the step cost model at an expert-load sample - each stage at
+// its EP groups' pace, DualPipe's pair boundaries, the pipeline's drain, the exposed gradient
+// sync and the optimizer - and the names of the step's items.
+
+#include "moe/step_costs.h"
+
+#include "step_costs_detail.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace moe {
+
+/// The exposed all-to-all and TP time of one micro-batch on `stage` when its EP groups run at
+/// `factor` x the mean load. Without DualPipe every transfer is on the critical path. DualPipe
+/// (see alternatingSegmentsExposure): the u forwards and u backwards the schedule does not pair
+/// (dualPipeUnpairedPasses) run alone, each chain exposing all its transfers; the others expose
+/// what the pair model leaves. Per micro-batch, over a rank's m forwards:
+///     exposed = ((m - u) * pair exposure + u * transfer total) / m.
+/// Dispatch, experts and combine all run at the pace of the EP group's hottest rank; of each
+/// exposed all-to-all, the busiest receiver's extra is its tail, charged as imbalance wait
+/// (the simulation's breakdown charges it the same way). The pair boundaries, where a pair
+/// waits for its inputs and its own sends, are dualPipePairBoundary's. Left out, both ways: TP
+/// and all-to-all transfers on different links (streams) may run at once, which hides more;
+/// the chunks of a pair's two stages differ in layers, which hides less.
+PairExposure step_costs_detail::transferExposure(const StepCostModel& model,
+                                                 const StageCosts& stage, const StagePace& pace) {
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    const bool moe = moe_layers > 0 && model.moe.valid;
+    // Everything exposed: the all-to-alls at the mean load, plus the busiest receiver's extra.
+    PairExposure alone;
+    alone.tp_s = stage.traffic.tp_s;
+    if (moe) {
+        const double mean_s = model.moe.mean.transfers_s();
+        alone.all_to_all_s = moe_layers * mean_s;
+        alone.imbalance_s = moe_layers * (pace.hot.transfers_s() - mean_s);
+    }
+    if (model.schedule != PipelineSchedule::dualpipe)
+        return alone;
+    PairExposure pair;
+    if (moe) {
+        pair.all_to_all_s = moe_layers * pace.pair.all_to_all_s;
+        pair.tp_s = moe_layers * pace.pair.tp_s;
+        pair.imbalance_s = moe_layers * pace.pair.imbalance_s;
+    }
+    pair.tp_s += stage.dense_pair_tp_s;
+    const double forwards = model.micro_batches;
+    const double unpaired = stage.unpaired;
+    const double paired = forwards - unpaired;
+    auto mix = [&](double in_pair, double alone_s) {
+        return (paired * in_pair + unpaired * alone_s) / forwards;
+    };
+    return {mix(pair.all_to_all_s, alone.all_to_all_s), mix(pair.tp_s, alone.tp_s),
+            mix(pair.imbalance_s, alone.imbalance_s)};
+}
+
+StagePace stagePace(const StepCostModel& model, double factor) {
+    StagePace pace;
+    pace.factor = std::max(1.0, factor);
+    if (!model.moe.valid)
+        return pace;
+    pace.hot = pace.factor > 1.0 ? model.moe.price(pace.factor) : model.moe.mean;
+    if (model.schedule == PipelineSchedule::dualpipe)
+        pace.pair = model.moe.pairExposure(pace.hot);
+    return pace;
+}
+
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance) {
+    return priceStage(model, stage, stagePace(model, imbalance));
+}
+
+StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage,
+                         const StagePace& pace) {
+    StepBreakdown b = stage.mean;
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    if (model.moe.valid && moe_layers > 0 && pace.factor > 1.0) {
+        // The stage's EP groups each run at their own busiest rank's pace; the step waits for
+        // the worst of them (ExpertLoad::worstGroupImbalance): its expert GEMMs' extra, and
+        // the transfers at that pace, whose busiest receiver's extra is imbalance wait.
+        const double compute_s = moe_layers * (pace.hot.experts_s() - model.moe.mean.experts_s());
+        const PairExposure exposed = step_costs_detail::transferExposure(model, stage, pace);
+        b[StepItem::all_to_all] = exposed.all_to_all_s;
+        b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+            std::max(0.0, stage.traffic.a2a_s() - exposed.all_to_all_s);
+        b[StepItem::tp_comm] = exposed.tp_s;
+        b.overlapped_s[static_cast<int>(StepItem::tp_comm)] =
+            std::max(0.0, stage.traffic.tp_s - exposed.tp_s);
+        b[StepItem::imbalance_wait] = compute_s + exposed.imbalance_s;
+        b.total_s = 0;
+        for (const double v : b.seconds)
+            b.total_s += v;
+    }
+    return b;
+}
+
+/// What one DualPipe pair boundary of a rank exposes beyond the pair model, by item.
+struct PairBoundary {
+    double pp_s = 0, all_to_all_s = 0, imbalance_s = 0;
+};
+
+/// DualPipe: the pipeline sends at each pair boundary of rank `rank`. A pair waits for both its
+/// inputs (timeline_builder.cpp, Action::pair), which its neighbour sends when its own previous
+/// pair has finished computing: the forward output and the backward gradient, both to this rank,
+/// one after the other (two sends, s each). The neighbour's pair in turn waited for this rank's
+/// outputs, so over two pairs the rank idles w = max(0, 2s - (T_rank - T_neighbour)) per pair,
+/// T being a paired micro-batch's time (compute plus the pair's exposed transfers): balanced
+/// ranks in lockstep wait for both sends, a rank slower than its neighbours by more than 2s
+/// for none. When the sends share a link (stream) with the all-to-all, the rank's own two
+/// sends follow its previous pair's transfers on the stream: they start `lag` after the pair
+/// starts (a pair whose transfers outlast its compute leaves the stream that far behind;
+/// lag = max(0, transfers - compute)) and take d = 2s - w of the pair's own time, ahead of
+/// its first transfer t1 (the backward combine, with TP its TP collective), which its first
+/// compute block c1 (the forward attention) would otherwise hide. The rank idles
+/// max(0, lag + d - max(c1, lag)) waiting for the sends, and t1 ends exposed for
+/// max(0, lag + d + t1 - max(c1, lag + d)) instead of max(0, lag + t1 - max(c1, lag)), its
+/// tail (the busiest receiver's extra) as imbalance wait.
+PairBoundary dualPipePairBoundary(const StepCostModel& model, const std::vector<StagePace>& paces,
+                                  int rank) {
+    const int pp = static_cast<int>(model.stages.size());
+    const MoeCosts& moe = model.moe;
+    auto paired_time = [&](int st) {
+        const StageCosts& c = model.stages[static_cast<size_t>(st)];
+        const double n = static_cast<double>(c.moe_layer_indices.size());
+        const StagePace& pace = paces[static_cast<size_t>(st)];
+        double t = c.compute_s + c.dense_pair_tp_s;
+        if (moe.valid && n > 0)
+            t += n * (pace.hot.experts_s() - moe.mean.experts_s() + pace.pair.total_s());
+        return t;
+    };
+    auto rank_time = [&](int r) { return (paired_time(r) + paired_time(pp - 1 - r)) / 2; };
+    const double two_sends_s = 2.0 * model.pp_send_s;
+    double neighbour_s = 0;
+    for (const int r : {rank - 1, rank + 1})
+        if (r >= 0 && r < pp)
+            neighbour_s = std::max(neighbour_s, rank_time(r));
+    PairBoundary b;
+    b.pp_s = std::clamp(two_sends_s - (rank_time(rank) - neighbour_s), 0.0, two_sends_s);
+    const bool shared_link = moe.valid && (moe.ep_group.domains > 1) == model.pp_scale_out;
+    if (!shared_link)
+        return b;
+    const double d = two_sends_s - b.pp_s;
+    for (const int st : {rank, pp - 1 - rank}) { // the rank's two stages, half the pairs each
+        const StageCosts& c = model.stages[static_cast<size_t>(st)];
+        if (c.moe_layer_indices.empty())
+            continue;
+        const MoeLayerPrice& hot = paces[static_cast<size_t>(st)].hot;
+        const double n = static_cast<double>(c.moe_layer_indices.size());
+        const double compute_s = c.compute_s + n * (hot.experts_s() - moe.mean.experts_s());
+        const double lag = std::max(0.0, n * hot.transfers_s() - compute_s);
+        const double wait = hot.combine_bwd_s - moe.mean.combine_bwd_s;
+        const double t1 = hot.combine_bwd_s + moe.tp_bwd_s;
+        const double c1 = moe.tp_fwd_s > 0 ? moe.attention_fwd_s : moe.attention_block_fwd_s;
+        const double sends_wait = std::max(0.0, lag + d - std::max(c1, lag));
+        const double before = std::max(0.0, lag + t1 - std::max(c1, lag));
+        const double after = std::max(0.0, lag + d + t1 - std::max(c1, lag + d));
+        const double extra_wait = std::min(after, wait) - std::min(before, wait);
+        b.pp_s += sends_wait / 2;
+        b.imbalance_s += extra_wait / 2;
+        b.all_to_all_s += (after - before - extra_wait) / 2;
+    }
+    return b;
+}
+
+/// The gradient sync and optimizer at the step's two ends, exposed.
+struct StepEnds {
+    double sync_s = 0, hidden_sync_s = 0, optimizer_s = 0;
+};
+
+/// The step's two ends, with the gradient buckets paced by the stages' busiest EP groups (the
+/// DP group waits for its slowest member; `imbalance` per stage). The first stage's (DualPipe:
+/// rank's) first forward waits for its weights' all-gather (bucketGatherHead_s). After the last
+/// backward, each rank's exposed sync (bucketSyncTail_s) and optimizer end past the first
+/// stage's last backward by tail + optimizer - slack: under 1F1B, GPipe and interleaving stage
+/// s finishes its last backward while the s stages before it still drain one backward (of one
+/// chunk) and one send each; DualPipe's ranks all end with their cool-down. The rank reaching
+/// furthest ends the step; what its optimizer does not cover of that is exposed sync.
+StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& paces) {
+    StepEnds ends;
+    if (model.ranks.empty())
+        return ends;
+    const MoeCosts& moe = model.moe;
+    const bool transfers_exposed = model.schedule != PipelineSchedule::dualpipe;
+    // Per stage: what its busiest EP group adds to a MoE layer's forward and backward.
+    std::vector<double> forward_extra(model.stages.size(), 0.0);
+    std::vector<double> backward_extra(model.stages.size(), 0.0);
+    if (moe.valid) {
+        const MoeLayerPrice& mean = moe.mean;
+        for (size_t st = 0; st < model.stages.size(); ++st) {
+            if (!(paces[st].factor > 1.0))
+                continue;
+            const MoeLayerPrice& hot = paces[st].hot;
+            forward_extra[st] = hot.expert_fwd_s - mean.expert_fwd_s;
+            backward_extra[st] = hot.expert_bwd_s - mean.expert_bwd_s;
+            if (transfers_exposed) {
+                forward_extra[st] += hot.dispatch_fwd_s + hot.combine_fwd_s - mean.dispatch_fwd_s -
+                                     mean.combine_fwd_s;
+                backward_extra[st] += hot.combine_bwd_s + hot.dispatch_bwd_s - mean.combine_bwd_s -
+                                      mean.dispatch_bwd_s;
+            }
+        }
+    }
+    auto forward = [&](const SyncBucket& b) {
+        return b.forward_s + (b.moe ? forward_extra[static_cast<size_t>(b.stage)] : 0.0);
+    };
+    auto backward = [&](const SyncBucket& b) {
+        return b.backward_s + (b.moe ? backward_extra[static_cast<size_t>(b.stage)] : 0.0);
+    };
+    std::vector<double> sync, compute;
+    {
+        const std::vector<SyncBucket>& first = model.ranks.front().buckets;
+        double before = 0;
+        for (const SyncBucket& b : first) {
+            sync.push_back(b.gather_s);
+            compute.push_back(before);
+            before += forward(b);
+        }
+        ends.sync_s = bucketGatherHead_s(sync, compute);
+    }
+    double reach = 0, slack = 0;
+    const RankSync* last = nullptr;
+    for (size_t r = 0; r < model.ranks.size(); ++r) {
+        const RankSync& rank = model.ranks[r];
+        // Released in reverse order of first use: the first layer's bucket last.
+        const size_t n = rank.buckets.size();
+        sync.assign(n, 0.0);
+        compute.assign(n, 0.0);
+        double after = 0, backward_s = 0;
+        for (size_t j = 0; j < n; ++j) {
+            const SyncBucket& b = rank.buckets[j];
+            sync[n - 1 - j] = b.grad_s;
+            compute[n - 1 - j] = after;
+            after += backward(b);
+            backward_s += backward(b);
+        }
+        const double tail = bucketSyncTail_s(sync, compute) + rank.optimizer_s - slack;
+        if (!last || tail > reach) {
+            reach = tail;
+            last = &rank;
+        }
+        if (transfers_exposed)
+            slack += backward_s / std::max(1, model.layout.vpp) + model.pp_send_s;
+    }
+    reach = std::max(0.0, reach);
+    ends.optimizer_s = std::min(last->optimizer_s, reach);
+    ends.sync_s += reach - ends.optimizer_s;
+    ends.hidden_sync_s = std::max(0.0, last->sync_s - ends.sync_s);
+    return ends;
+}
+
+StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
+    StepPrice price;
+    const LayoutSpec& lay = model.layout;
+    const double m = model.micro_batches;
+    const size_t stages = model.stages.size();
+    price.stage_imbalance.assign(stages, 1.0);
+    price.stage_per_micro_batch.reserve(stages);
+    int slowest = 0;
+    std::vector<StagePace> paces(stages);
+    for (size_t i = 0; i < stages; ++i) {
+        const StageCosts& stage = model.stages[i];
+        if (model.moe.valid && !stage.moe_layer_indices.empty())
+            price.stage_imbalance[i] = load.worstGroupImbalance(stage.moe_layer_indices);
+        paces[i] = stagePace(model, price.stage_imbalance[i]);
+        price.stage_per_micro_batch.push_back(priceStage(model, stage, paces[i]));
+        if (price.stage_per_micro_batch.back().total_s >
+            price.stage_per_micro_batch[static_cast<size_t>(slowest)].total_s)
+            slowest = static_cast<int>(i);
+    }
+    // A DualPipe rank runs stage r's chunk in one direction and stage pp-1-r's in the other,
+    // m/2 micro-batches each: its micro-batch costs the mean of the two, and the slowest rank
+    // sets the pace. The slowest stage of that rank stands for it in the traffic tables.
+    StepBreakdown per_micro_batch = price.stage_per_micro_batch[static_cast<size_t>(slowest)];
+    if (lay.schedule == PipelineSchedule::dualpipe) {
+        double slowest_rank_s = -1;
+        for (int stage = 0; stage < lay.pp; ++stage) {
+            const StepBreakdown& own = price.stage_per_micro_batch[static_cast<size_t>(stage)];
+            const StepBreakdown& other =
+                price.stage_per_micro_batch[static_cast<size_t>(lay.pp - 1 - stage)];
+            if ((own.total_s + other.total_s) / 2 <= slowest_rank_s || own.total_s < other.total_s)
+                continue;
+            slowest_rank_s = (own.total_s + other.total_s) / 2;
+            slowest = stage;
+            for (size_t i = 0; i < own.seconds.size(); ++i) {
+                per_micro_batch.seconds[i] = (own.seconds[i] + other.seconds[i]) / 2;
+                per_micro_batch.overlapped_s[i] = (own.overlapped_s[i] + other.overlapped_s[i]) / 2;
+            }
+            per_micro_batch.total_s = slowest_rank_s;
+        }
+    }
+    price.slowest_stage = slowest;
+    price.per_micro_batch = per_micro_batch;
+    const double t_mb = per_micro_batch.total_s;
+
+    StepBreakdown& step = price.step;
+    for (int i = 0; i < kStepItemCount; ++i) {
+        step.seconds[static_cast<size_t>(i)] = per_micro_batch.seconds[static_cast<size_t>(i)] * m;
+        step.overlapped_s[static_cast<size_t>(i)] =
+            per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
+    }
+    step[StepItem::bubble] = pipelineBubble_s(lay, t_mb);
+
+    // Pipeline sends. The fill and drain put 2(p-1) sends per virtual chunk on the critical
+    // path. 1F1B's and interleaving's steady state hides the others: a stage's next input was
+    // sent a whole micro-batch earlier. DualPipe's pairs add what dualPipePairSends_s finds.
+    const double sends_s = 2.0 * m * lay.vpp * model.pp_send_s;
+    double pp_exposed_s = lay.pp > 1 ? 2.0 * (lay.pp - 1) * lay.vpp * model.pp_send_s : 0.0;
+    if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1) {
+        const double pairs = m - model.stages[static_cast<size_t>(slowest)].unpaired;
+        const PairBoundary b = dualPipePairBoundary(model, paces, slowest);
+        pp_exposed_s += pairs * b.pp_s;
+        step[StepItem::all_to_all] += pairs * b.all_to_all_s;
+        step[StepItem::imbalance_wait] += pairs * b.imbalance_s;
+        step.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+            std::max(0.0, step.overlapped_s[static_cast<int>(StepItem::all_to_all)] -
+                              pairs * b.all_to_all_s);
+    }
+    pp_exposed_s = std::min(pp_exposed_s, sends_s);
+    step[StepItem::pp_comm] = pp_exposed_s;
+    step.overlapped_s[static_cast<int>(StepItem::pp_comm)] = sends_s - pp_exposed_s;
+
+    const StepEnds ends = stepEnds(model, paces);
+    step[StepItem::dp_sync] = ends.sync_s;
+    step.overlapped_s[static_cast<int>(StepItem::dp_sync)] = ends.hidden_sync_s;
+    step[StepItem::optimizer] = ends.optimizer_s;
+    step.total_s = 0;
+    for (const double v : step.seconds)
+        step.total_s += v;
+    price.step_time_s = step.total_s;
+    return price;
+}
+
+namespace {
+/// Each item's stable key (JSON) and its words (tables and charts), in StepItem order.
+struct StepItemName {
+    const char* key;
+    const char* words;
+};
+constexpr StepItemName kStepItemNames[kStepItemCount] = {
+    {"attention", "attention"},
+    {"dense_ffn", "dense FFN & head"},
+    {"router", "router"},
+    {"expert_compute", "expert compute"},
+    {"all_to_all", "all-to-all (exposed)"},
+    {"tp_collectives", "TP comm (exposed)"},
+    {"cp_collectives", "CP comm (exposed)"},
+    {"pp_transfers", "PP transfers"},
+    {"pipeline_bubble", "pipeline bubble"},
+    {"dp_sync", "DP sync (exposed)"},
+    {"optimizer", "optimizer"},
+    {"imbalance_wait", "imbalance wait"},
+};
+const StepItemName* nameOf(StepItem item) {
+    const int i = static_cast<int>(item);
+    return i >= 0 && i < kStepItemCount ? &kStepItemNames[i] : nullptr;
+}
+} // namespace
+
+const char* toString(StepItem item) {
+    const StepItemName* name = nameOf(item);
+    return name ? name->words : "?";
+}
+
+const char* keyOf(StepItem item) {
+    const StepItemName* name = nameOf(item);
+    return name ? name->key : "?";
+}
+
+} // namespace moe
