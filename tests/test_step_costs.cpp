@@ -172,7 +172,7 @@ private slots:
         QCLOSE(full.costs->moe.mean.transfers_s(), pf.transfers_s());
     }
 
-    /// Two segments per pass (worked by hand, timeline.cpp's emitPair order F0 B0 F1 B1):
+    /// Two segments per pass (worked by hand, timeline_builder.cpp's emitPair order F0 B0 F1 B1):
     ///   F0: transfer 3 then compute 1     B0: transfer 4 then compute 2 (weight grads 1)
     ///   F1: transfer 2 then compute 1     B1: transfer 1 then compute 2 (weight grads 1)
     /// B0's transfer starts when F0's transfer leaves the stream (3) - B1's input gradients were
