@@ -40,6 +40,95 @@ int legendItemCount(const Report& report) {
     return count;
 }
 
+/// Values per category and item: the step, then each stage's micro-batches (times their count).
+std::vector<std::array<double, kStepItemCount>> categoryValues(const Report& report, int n) {
+    const double m = report.micro_batches;
+    std::vector<std::array<double, kStepItemCount>> values(static_cast<size_t>(n));
+    for (int i = 0; i < kStepItemCount; ++i)
+        values[0][static_cast<size_t>(i)] = report.step.seconds[static_cast<size_t>(i)];
+    for (size_t s = 0; s < report.stages.size(); ++s)
+        for (int i = 0; i < kStepItemCount; ++i)
+            values[s + 1][static_cast<size_t>(i)] =
+                report.stages[s].per_micro_batch.seconds[static_cast<size_t>(i)] * m;
+    return values;
+}
+
+/// One stacked bar series per step item with time in any category, each above the previous.
+std::vector<QCPBars*> addItemBars(QCustomPlot* plot,
+                                  const std::vector<std::array<double, kStepItemCount>>& values,
+                                  double scale, const ChartTheme& theme, bool for_export) {
+    std::vector<QCPBars*> added;
+    QCPBars* below = nullptr;
+    for (int i = 0; i < kStepItemCount; ++i) {
+        bool any = false;
+        for (const auto& v : values)
+            any = any || v[static_cast<size_t>(i)] > 0;
+        if (!any)
+            continue;
+        auto* bars = new QCPBars(plot->yAxis, plot->xAxis);
+        const auto item = static_cast<StepItem>(i);
+        bars->setName(QString::fromUtf8(toString(item)));
+        bars->setProperty("moe_item", i);
+        bars->setWidth(kBarWidth);
+        bars->setBrush(stepItemColor(item));
+        bars->setPen(QPen(theme.background, for_export ? 1.0 : 0.8));
+        for (int c = 0; c < static_cast<int>(values.size()); ++c) {
+            const double v = values[static_cast<size_t>(c)][static_cast<size_t>(i)];
+            if (v > 0)
+                bars->addData(c, v * scale);
+        }
+        if (below != nullptr)
+            bars->moveAbove(below);
+        below = bars;
+        added.push_back(bars);
+    }
+    return added;
+}
+
+/// Totals at the bar ends (only the step's when the bars are too thin for text).
+void addTotalLabels(QCustomPlot* plot, const std::vector<double>& totals, double scale, bool roomy,
+                    const QFont& small, const ChartTheme& theme) {
+    for (int c = 0; c < static_cast<int>(totals.size()); ++c) {
+        if (c > 0 && !roomy)
+            continue;
+        auto* label = new QCPItemText(plot);
+        label->position->setType(QCPItemPosition::ptPlotCoords);
+        label->position->setAxes(plot->xAxis, plot->yAxis);
+        label->position->setCoords(totals[static_cast<size_t>(c)] * scale, c);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        label->setPadding(QMargins(6, 0, 0, 0));
+        label->setText(formatDuration(totals[static_cast<size_t>(c)]));
+        QFont f = small;
+        f.setBold(c == 0);
+        label->setFont(f);
+        label->setColor(theme.text);
+        label->setClipToAxisRect(false);
+    }
+}
+
+/// Shares inside the step bar where they fit: "attention 31%", or just "31%" in a short piece.
+void addStepShareLabels(QCustomPlot* plot, const std::array<double, kStepItemCount>& step_values,
+                        double step, double scale, double px_per_s, const QFont& small) {
+    const QFontMetrics fm(small);
+    double at = 0;
+    for (int i = 0; i < kStepItemCount; ++i) {
+        const double v = step_values[static_cast<size_t>(i)];
+        if (v / step >= 0.06) {
+            auto* share = new QCPItemText(plot);
+            share->position->setType(QCPItemPosition::ptPlotCoords);
+            share->position->setAxes(plot->xAxis, plot->yAxis);
+            share->position->setCoords((at + v / 2) * scale, 0);
+            const QString percent = QStringLiteral("%1%").arg(v / step * 100, 0, 'f', 0);
+            const QString named = QStringLiteral("%1 %2").arg(
+                QString::fromUtf8(toString(static_cast<StepItem>(i))), percent);
+            share->setText(fm.horizontalAdvance(named) + 12 < v * px_per_s ? named : percent);
+            share->setFont(small);
+            share->setColor(textOn(stepItemColor(static_cast<StepItem>(i))));
+        }
+        at += v;
+    }
+}
+
 } // namespace
 
 BreakdownChart::BreakdownChart(ScenarioDocument* document, ViewState* state, QWidget* parent)
@@ -82,7 +171,6 @@ void BreakdownChart::rebuild(bool for_export) {
     // Seconds for long steps, milliseconds for short ones.
     scale_ = report.step_time_s >= 2.0 ? 1.0 : 1000.0;
     const QString unit = scale_ == 1.0 ? QStringLiteral("s") : QStringLiteral("ms");
-    const double m = report.micro_batches;
 
     labels_.push_back(QStringLiteral("Step (exposed time)"));
     for (const StageResult& stage : report.stages)
@@ -131,39 +219,10 @@ void BreakdownChart::rebuild(bool for_export) {
     const double category_px = (height - chrome) / (n + 2 * slack);
     const bool roomy = category_px >= fm.height() + 2;
 
-    // Values per category and item: the step, then each stage's micro-batches.
-    std::vector<std::array<double, kStepItemCount>> values(static_cast<size_t>(n));
-    for (int i = 0; i < kStepItemCount; ++i)
-        values[0][static_cast<size_t>(i)] = report.step.seconds[static_cast<size_t>(i)];
-    for (size_t s = 0; s < report.stages.size(); ++s)
-        for (int i = 0; i < kStepItemCount; ++i)
-            values[s + 1][static_cast<size_t>(i)] =
-                report.stages[s].per_micro_batch.seconds[static_cast<size_t>(i)] * m;
+    const auto values = categoryValues(report, n);
 
-    QCPBars* below = nullptr;
-    for (int i = 0; i < kStepItemCount; ++i) {
-        bool any = false;
-        for (const auto& v : values)
-            any = any || v[static_cast<size_t>(i)] > 0;
-        if (!any)
-            continue;
-        auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
-        const auto item = static_cast<StepItem>(i);
-        bars->setName(QString::fromUtf8(toString(item)));
-        bars->setProperty("moe_item", i);
-        bars->setWidth(kBarWidth);
-        bars->setBrush(stepItemColor(item));
-        bars->setPen(QPen(theme.background, for_export ? 1.0 : 0.8));
-        for (int c = 0; c < n; ++c) {
-            const double v = values[static_cast<size_t>(c)][static_cast<size_t>(i)];
-            if (v > 0)
-                bars->addData(c, v * scale_);
-        }
-        if (below != nullptr)
-            bars->moveAbove(below);
-        below = bars;
+    for (QCPBars* bars : addItemBars(plot_, values, scale_, theme, for_export))
         bars_.push_back(bars);
-    }
 
     double max_total = 0;
     std::vector<double> totals(static_cast<size_t>(n), 0.0);
@@ -173,43 +232,12 @@ void BreakdownChart::rebuild(bool for_export) {
         max_total = std::max(max_total, totals[static_cast<size_t>(c)]);
     }
 
-    // Totals at the bar ends; shares inside the step bar where they fit.
-    for (int c = 0; c < n; ++c) {
-        if (c > 0 && !roomy)
-            continue;
-        auto* label = new QCPItemText(plot_);
-        label->position->setType(QCPItemPosition::ptPlotCoords);
-        label->position->setAxes(plot_->xAxis, plot_->yAxis);
-        label->position->setCoords(totals[static_cast<size_t>(c)] * scale_, c);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        label->setPadding(QMargins(6, 0, 0, 0));
-        label->setText(formatDuration(totals[static_cast<size_t>(c)]));
-        QFont f = small;
-        f.setBold(c == 0);
-        label->setFont(f);
-        label->setColor(theme.text);
-        label->setClipToAxisRect(false);
-    }
+    addTotalLabels(plot_, totals, scale_, roomy, small, theme);
     const double step = report.step_time_s;
     // Pixels per second of the bars, roughly (the axis rect is the plot less its labels).
     const double px_per_s = (width - 330.0) / std::max(1e-12, max_total * 1.12);
-    double at = 0;
-    for (int i = 0; i < kStepItemCount && step > 0 && category_px >= fm.height(); ++i) {
-        const double v = values[0][static_cast<size_t>(i)];
-        if (v / step >= 0.06) {
-            auto* share = new QCPItemText(plot_);
-            share->position->setType(QCPItemPosition::ptPlotCoords);
-            share->position->setAxes(plot_->xAxis, plot_->yAxis);
-            share->position->setCoords((at + v / 2) * scale_, 0);
-            const QString percent = QStringLiteral("%1%").arg(v / step * 100, 0, 'f', 0);
-            const QString named = QStringLiteral("%1 %2").arg(
-                QString::fromUtf8(toString(static_cast<StepItem>(i))), percent);
-            share->setText(fm.horizontalAdvance(named) + 12 < v * px_per_s ? named : percent);
-            share->setFont(small);
-            share->setColor(textOn(stepItemColor(static_cast<StepItem>(i))));
-        }
-        at += v;
-    }
+    if (step > 0 && category_px >= fm.height())
+        addStepShareLabels(plot_, values[0], step, scale_, px_per_s, small);
 
     roomy_ = roomy;
     label_height_px_ = fm.height();

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace moe::widgets {
 
@@ -80,6 +82,147 @@ private:
 /// Items drawn for the data (stage separators, highlighted GPUs) carry this name so a rebuild
 /// can remove them without touching the fixed markers.
 const QString kDecorName = QStringLiteral("heatmap-decor");
+
+/// The ring around the hottest cell and its label, kept a few pixels from it whatever the zoom.
+std::pair<QCPItemTracer*, QCPItemText*> makeHotMarker(QCustomPlot* plot) {
+    auto* marker = new QCPItemTracer(plot);
+    marker->setStyle(QCPItemTracer::tsCircle);
+    marker->setSize(13);
+    marker->setPen(QPen(kHotColor, 2.5));
+    marker->setBrush(Qt::NoBrush);
+    auto* label = new QCPItemText(plot);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setPadding(QMargins(5, 2, 5, 2));
+    label->setClipToAxisRect(true);
+    // Pixels away from the marked cell, whatever the zoom.
+    label->position->setParentAnchor(marker->position);
+    label->position->setType(QCPItemPosition::ptAbsolute);
+    return {marker, label};
+}
+
+/// A zoomed or panned column range kept inside the matrix: at least one column, at most all.
+QCPRange clampedToColumns(const QCPRange& range, int columns) {
+    const QCPRange bounds(-0.5, std::max(0, columns) - 0.5);
+    QCPRange r = range;
+    if (r.size() > bounds.size() || r.size() < 1)
+        r = r.size() < 1 ? QCPRange(r.center() - 0.5, r.center() + 0.5) : bounds;
+    if (r.lower < bounds.lower)
+        r = QCPRange(bounds.lower, bounds.lower + r.size());
+    if (r.upper > bounds.upper)
+        r = QCPRange(bounds.upper - r.size(), bounds.upper);
+    return r;
+}
+
+/// Token slots per cell, row-major (MoE layer rows); NaN where a GPU's stage lacks the layer.
+struct LoadMatrix {
+    std::vector<double> cells;
+    std::vector<double> row_mean; ///< over the row's finite cells
+    double max_value = 0;
+};
+
+LoadMatrix loadMatrix(const ExpertLoad& load, const Placement& placement, bool gpus, int columns) {
+    const int rows = load.moe_layers;
+    LoadMatrix m;
+    m.cells.assign(static_cast<size_t>(columns) * static_cast<size_t>(rows), kNaN);
+    m.row_mean.assign(static_cast<size_t>(rows), 0.0);
+    for (int row = 0; row < rows; ++row) {
+        const int stage = row < static_cast<int>(load.stage_of_layer.size())
+                              ? load.stage_of_layer[static_cast<size_t>(row)]
+                              : -1;
+        double sum = 0;
+        int count = 0;
+        for (int column = 0; column < columns; ++column) {
+            double value = kNaN;
+            if (gpus) {
+                if (stage < 0 || placement.coords[static_cast<size_t>(column)].pp == stage)
+                    value = load.gpuTokens(placement, column, row);
+            } else {
+                value =
+                    load.tokens_per_expert[static_cast<size_t>(row) * static_cast<size_t>(columns) +
+                                           static_cast<size_t>(column)];
+            }
+            m.cells[static_cast<size_t>(row) * static_cast<size_t>(columns) +
+                    static_cast<size_t>(column)] = value;
+            if (std::isfinite(value)) {
+                sum += value;
+                ++count;
+                m.max_value = std::max(m.max_value, value);
+            }
+        }
+        m.row_mean[static_cast<size_t>(row)] = count > 0 ? sum / count : 0;
+    }
+    return m;
+}
+
+/// (column, row) of the largest finite cell, (-1, -1) when there is none.
+std::pair<int, int> busiestCell(const std::vector<double>& cells, int columns, int rows) {
+    std::pair<int, int> hot{-1, -1};
+    double best = -1;
+    for (int row = 0; row < rows; ++row)
+        for (int column = 0; column < columns; ++column)
+            if (const double v = cells[static_cast<size_t>(row) * static_cast<size_t>(columns) +
+                                       static_cast<size_t>(column)];
+                std::isfinite(v) && v > best) {
+                best = v;
+                hot = {column, row};
+            }
+    return hot;
+}
+
+/// Pipeline stages as labelled column blocks (dashed separators, stage numbers on the top axis)
+/// when each stage is a contiguous run of GPUs.
+void addStageBlocks(QCustomPlot* plot, const Placement& placement, int pp, int columns,
+                    const QColor& line_color) {
+    std::vector<int> starts{0};
+    bool contiguous = true;
+    std::vector<int> seen(static_cast<size_t>(pp), 0);
+    seen[static_cast<size_t>(placement.coords[0].pp)] = 1;
+    for (int gpu = 1; gpu < columns && contiguous; ++gpu) {
+        const int stage = placement.coords[static_cast<size_t>(gpu)].pp;
+        if (stage != placement.coords[static_cast<size_t>(gpu - 1)].pp) {
+            contiguous = !seen[static_cast<size_t>(stage)];
+            seen[static_cast<size_t>(stage)] = 1;
+            starts.push_back(gpu);
+        }
+    }
+    if (!contiguous)
+        return;
+    std::vector<double> centers;
+    std::vector<int> stages;
+    for (size_t i = 0; i < starts.size(); ++i) {
+        const int begin = starts[i];
+        const int end = i + 1 < starts.size() ? starts[i + 1] : columns;
+        centers.push_back((begin + end - 1) / 2.0);
+        stages.push_back(placement.coords[static_cast<size_t>(begin)].pp);
+        if (i > 0) {
+            auto* line = new QCPItemStraightLine(plot);
+            line->setObjectName(kDecorName);
+            line->setSelectable(false);
+            line->point1->setCoords(begin - 0.5, 0);
+            line->point2->setCoords(begin - 0.5, 1);
+            line->setPen(QPen(line_color, 1, Qt::DashLine));
+        }
+    }
+    auto ticker =
+        QSharedPointer<StageTicker>::create(plot->xAxis2, std::move(centers), std::move(stages));
+    plot->xAxis2->setVisible(true);
+    plot->xAxis2->setLabel(HeatmapView::tr("pipeline stage"));
+    plot->xAxis2->setTicker(ticker);
+    plot->xAxis2->setTickLabels(true);
+    plot->xAxis2->setTicks(true);
+    plot->xAxis2->setSubTicks(false);
+    plot->xAxis2->setTickLength(0, 4);
+    plot->xAxis2->setRange(plot->xAxis->range());
+}
+
+/// "zipf α 1.2, balance 0.3, seed 7": the routing model behind the sample.
+QString routingText(const RoutingSpec& routing) {
+    QString model = QString::fromLatin1(toString(routing.model));
+    if (routing.model == PopularityModel::zipf)
+        model += QStringLiteral(" α %1").arg(routing.zipf_alpha);
+    model += QStringLiteral(", balance %1, seed %2").arg(routing.balance).arg(routing.seed);
+    return model;
+}
 
 } // namespace
 
@@ -150,18 +293,7 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     plot_->yAxis->grid()->setVisible(false);
     plot_->xAxis->grid()->setVisible(false);
 
-    hot_marker_ = new QCPItemTracer(plot_);
-    hot_marker_->setStyle(QCPItemTracer::tsCircle);
-    hot_marker_->setSize(13);
-    hot_marker_->setPen(QPen(kHotColor, 2.5));
-    hot_marker_->setBrush(Qt::NoBrush);
-    hot_label_ = new QCPItemText(plot_);
-    hot_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    hot_label_->setPadding(QMargins(5, 2, 5, 2));
-    hot_label_->setClipToAxisRect(true);
-    // Pixels away from the marked cell, whatever the zoom.
-    hot_label_->position->setParentAnchor(hot_marker_->position);
-    hot_label_->position->setType(QCPItemPosition::ptAbsolute);
+    std::tie(hot_marker_, hot_label_) = makeHotMarker(plot_);
     selected_line_ = new QCPItemStraightLine(plot_);
     selected_line_->setVisible(false);
 
@@ -185,14 +317,7 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     // Zooming stays inside the matrix.
     connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& range) {
-                const QCPRange bounds(-0.5, std::max(0, columns_) - 0.5);
-                QCPRange r = range;
-                if (r.size() > bounds.size() || r.size() < 1)
-                    r = r.size() < 1 ? QCPRange(r.center() - 0.5, r.center() + 0.5) : bounds;
-                if (r.lower < bounds.lower)
-                    r = QCPRange(bounds.lower, bounds.lower + r.size());
-                if (r.upper > bounds.upper)
-                    r = QCPRange(bounds.upper - r.size(), bounds.upper);
+                const QCPRange r = clampedToColumns(range, columns_);
                 if (r != range)
                     plot_->xAxis->setRange(r);
             });
@@ -331,35 +456,10 @@ void HeatmapView::rebuild() {
     const bool gpus = mode_ == Mode::gpu_by_layer;
     columns_ = gpus ? r.gpus : load.experts;
     rows_ = load.moe_layers;
-    cells_.assign(static_cast<size_t>(columns_) * static_cast<size_t>(rows_), kNaN);
-    row_mean_.assign(static_cast<size_t>(rows_), 0.0);
-    double max_value = 0;
-    for (int row = 0; row < rows_; ++row) {
-        const int stage = row < static_cast<int>(load.stage_of_layer.size())
-                              ? load.stage_of_layer[static_cast<size_t>(row)]
-                              : -1;
-        double sum = 0;
-        int count = 0;
-        for (int column = 0; column < columns_; ++column) {
-            double value = kNaN;
-            if (gpus) {
-                if (stage < 0 || placement.coords[static_cast<size_t>(column)].pp == stage)
-                    value = load.gpuTokens(placement, column, row);
-            } else {
-                value = load.tokens_per_expert[static_cast<size_t>(row) *
-                                                   static_cast<size_t>(columns_) +
-                                               static_cast<size_t>(column)];
-            }
-            cells_[static_cast<size_t>(row) * static_cast<size_t>(columns_) +
-                   static_cast<size_t>(column)] = value;
-            if (std::isfinite(value)) {
-                sum += value;
-                ++count;
-                max_value = std::max(max_value, value);
-            }
-        }
-        row_mean_[static_cast<size_t>(row)] = count > 0 ? sum / count : 0;
-    }
+    LoadMatrix matrix = loadMatrix(load, placement, gpus, columns_);
+    cells_ = std::move(matrix.cells);
+    row_mean_ = std::move(matrix.row_mean);
+    const double max_value = matrix.max_value;
 
     QCPColorMapData* data = map_->data();
     data->setSize(columns_, rows_);
@@ -377,60 +477,13 @@ void HeatmapView::rebuild() {
         hot_column_ = load.hottestGpu(placement);
         hot_row_ = load.hottest_layer;
     } else {
-        double best = -1;
-        for (int row = 0; row < rows_; ++row)
-            for (int column = 0; column < columns_; ++column)
-                if (const double v = cellValue(column, row); std::isfinite(v) && v > best) {
-                    best = v;
-                    hot_column_ = column;
-                    hot_row_ = row;
-                }
+        std::tie(hot_column_, hot_row_) = busiestCell(cells_, columns_, rows_);
     }
 
     // Pipeline stages as labelled column blocks when each stage is a contiguous run of GPUs.
     plot_->xAxis2->setVisible(false);
-    if (gpus && s.layout.pp > 1) {
-        std::vector<int> starts{0};
-        bool contiguous = true;
-        std::vector<int> seen(static_cast<size_t>(s.layout.pp), 0);
-        seen[static_cast<size_t>(placement.coords[0].pp)] = 1;
-        for (int gpu = 1; gpu < columns_ && contiguous; ++gpu) {
-            const int stage = placement.coords[static_cast<size_t>(gpu)].pp;
-            if (stage != placement.coords[static_cast<size_t>(gpu - 1)].pp) {
-                contiguous = !seen[static_cast<size_t>(stage)];
-                seen[static_cast<size_t>(stage)] = 1;
-                starts.push_back(gpu);
-            }
-        }
-        if (contiguous) {
-            std::vector<double> centers;
-            std::vector<int> stages;
-            for (size_t i = 0; i < starts.size(); ++i) {
-                const int begin = starts[i];
-                const int end = i + 1 < starts.size() ? starts[i + 1] : columns_;
-                centers.push_back((begin + end - 1) / 2.0);
-                stages.push_back(placement.coords[static_cast<size_t>(begin)].pp);
-                if (i > 0) {
-                    auto* line = new QCPItemStraightLine(plot_);
-                    line->setObjectName(kDecorName);
-                    line->setSelectable(false);
-                    line->point1->setCoords(begin - 0.5, 0);
-                    line->point2->setCoords(begin - 0.5, 1);
-                    line->setPen(QPen(detail::viewTheme(dark_).muted, 1, Qt::DashLine));
-                }
-            }
-            auto ticker = QSharedPointer<StageTicker>::create(plot_->xAxis2, std::move(centers),
-                                                              std::move(stages));
-            plot_->xAxis2->setVisible(true);
-            plot_->xAxis2->setLabel(tr("pipeline stage"));
-            plot_->xAxis2->setTicker(ticker);
-            plot_->xAxis2->setTickLabels(true);
-            plot_->xAxis2->setTicks(true);
-            plot_->xAxis2->setSubTicks(false);
-            plot_->xAxis2->setTickLength(0, 4);
-            plot_->xAxis2->setRange(plot_->xAxis->range());
-        }
-    }
+    if (gpus && s.layout.pp > 1)
+        addStageBlocks(plot_, placement, s.layout.pp, columns_, detail::viewTheme(dark_).muted);
 
     const QString name = QString::fromStdString(s.name);
     export_title_ =
@@ -440,11 +493,7 @@ void HeatmapView::rebuild() {
               : tr("Expert load — %1: token slots per expert and MoE layer · routing step %2")
                     .arg(name)
                     .arg(routingStep()));
-    const RoutingSpec& routing = s.routing;
-    QString model = QString::fromLatin1(toString(routing.model));
-    if (routing.model == PopularityModel::zipf)
-        model += QStringLiteral(" α %1").arg(routing.zipf_alpha);
-    model += QStringLiteral(", balance %1, seed %2").arg(routing.balance).arg(routing.seed);
+    const QString model = routingText(s.routing);
     export_footer_ =
         ((gpus ? tr("Token slots (tokens × top-%1) that reach each GPU's experts in one "
                     "micro-batch. "

@@ -59,6 +59,61 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignLeft)
     return item;
 }
 
+/// The two breakdowns' plot: a title row above, the legend in a row below, bars from the top.
+QCustomPlot* makeBreakdownPlot(QWidget* parent) {
+    auto* plot = new QCustomPlot(parent);
+    plot->setMinimumSize(320, 200);
+    plot->plotLayout()->insertRow(0);
+    auto* title = new QCPTextElement(plot, QString());
+    title->setMargins(QMargins(8, 6, 8, 0));
+    plot->plotLayout()->addElement(0, 0, title);
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->axisRect()->insetLayout()->simplify();
+    auto* legend_row = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(2, 0, legend_row);
+    legend_row->addElement(0, 0, plot->legend);
+    legend_row->setMargins(QMargins(8, 0, 8, 6));
+    plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    plot->yAxis->setRangeReversed(true);
+    plot->yAxis->grid()->setVisible(false);
+    plot->yAxis->setTickLength(0, 0);
+    plot->yAxis->setSubTicks(false);
+    plot->xAxis->setSubTicks(false);
+    return plot;
+}
+
+struct SideViews {
+    TopologyView* baseline_topology = nullptr;
+    HeatmapView* baseline_heatmap = nullptr;
+    TopologyView* current_topology = nullptr;
+    HeatmapView* current_heatmap = nullptr;
+};
+
+/// Topology and heatmap of both designs on `page`, the baseline's left of the current ones.
+SideViews makeSideViews(QWidget* page, ScenarioDocument* document, ViewState* state) {
+    auto* grid = new QGridLayout(page);
+    grid->setContentsMargins(0, 0, 0, 0);
+    SideViews v;
+    v.baseline_topology = new TopologyView(document, state, page);
+    v.baseline_heatmap = new HeatmapView(document, state, page);
+    v.current_topology = new TopologyView(document, state, page);
+    v.current_heatmap = new HeatmapView(document, state, page);
+    auto* baseline_caption = new QLabel(CompareView::tr("<b>Baseline</b>"), page);
+    auto* current_caption = new QLabel(CompareView::tr("<b>Current</b>"), page);
+    grid->addWidget(baseline_caption, 0, 0);
+    grid->addWidget(current_caption, 0, 1);
+    grid->addWidget(v.baseline_topology, 1, 0);
+    grid->addWidget(v.current_topology, 1, 1);
+    grid->addWidget(v.baseline_heatmap, 2, 0);
+    grid->addWidget(v.current_heatmap, 2, 1);
+    for (QWidget* w :
+         {static_cast<QWidget*>(v.baseline_topology), static_cast<QWidget*>(v.baseline_heatmap),
+          static_cast<QWidget*>(v.current_topology), static_cast<QWidget*>(v.current_heatmap)})
+        w->setMinimumSize(160, 120);
+    return v;
+}
+
 } // namespace
 
 QString formatFigure(FigureFormat format, double value) {
@@ -177,48 +232,17 @@ CompareView::CompareView(ScenarioDocument* document, ViewState* state, QWidget* 
     tabs_->addTab(split, tr("Figures"));
 
     // The breakdowns side by side.
-    plot_ = new QCustomPlot(this);
-    plot_->setMinimumSize(320, 200);
-    plot_->plotLayout()->insertRow(0);
-    auto* title = new QCPTextElement(plot_, QString());
-    title->setMargins(QMargins(8, 6, 8, 0));
-    plot_->plotLayout()->addElement(0, 0, title);
-    plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->axisRect()->insetLayout()->simplify();
-    auto* legend_row = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(2, 0, legend_row);
-    legend_row->addElement(0, 0, plot_->legend);
-    legend_row->setMargins(QMargins(8, 0, 8, 6));
-    plot_->plotLayout()->setRowStretchFactor(2, 0.001);
-    plot_->yAxis->setRangeReversed(true);
-    plot_->yAxis->grid()->setVisible(false);
-    plot_->yAxis->setTickLength(0, 0);
-    plot_->yAxis->setSubTicks(false);
-    plot_->xAxis->setSubTicks(false);
+    plot_ = makeBreakdownPlot(this);
     tabs_->addTab(plot_, tr("Breakdown"));
 
     // Topology and heatmap of both: the baseline's next to the current ones. The baseline
     // views get a private document and state, so nothing done in them edits the open scenario.
     side_page_ = new QWidget(this);
-    auto* grid = new QGridLayout(side_page_);
-    grid->setContentsMargins(0, 0, 0, 0);
-    baseline_topology_ = new TopologyView(side_document_, side_state_, side_page_);
-    baseline_heatmap_ = new HeatmapView(side_document_, side_state_, side_page_);
-    current_topology_ = new TopologyView(side_document_, side_state_, side_page_);
-    current_heatmap_ = new HeatmapView(side_document_, side_state_, side_page_);
-    auto* baseline_caption = new QLabel(tr("<b>Baseline</b>"), side_page_);
-    auto* current_caption = new QLabel(tr("<b>Current</b>"), side_page_);
-    grid->addWidget(baseline_caption, 0, 0);
-    grid->addWidget(current_caption, 0, 1);
-    grid->addWidget(baseline_topology_, 1, 0);
-    grid->addWidget(current_topology_, 1, 1);
-    grid->addWidget(baseline_heatmap_, 2, 0);
-    grid->addWidget(current_heatmap_, 2, 1);
-    for (QWidget* w :
-         {static_cast<QWidget*>(baseline_topology_), static_cast<QWidget*>(baseline_heatmap_),
-          static_cast<QWidget*>(current_topology_), static_cast<QWidget*>(current_heatmap_)})
-        w->setMinimumSize(160, 120);
+    const SideViews side = makeSideViews(side_page_, side_document_, side_state_);
+    baseline_topology_ = side.baseline_topology;
+    baseline_heatmap_ = side.baseline_heatmap;
+    current_topology_ = side.current_topology;
+    current_heatmap_ = side.current_heatmap;
     tabs_->addTab(side_page_, tr("Topology && heatmap"));
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateSideViews(); });
 

@@ -108,15 +108,12 @@ QByteArray exportSvg(ReportView* view, const QString& dir, QString* problem) {
     return file.readAll();
 }
 
-Content gather(const DesignReportInput& input) {
+/// The first page's key facts: cluster, network, model, layout, batch, file and date.
+void addSummary(Content& out, const DesignReportInput& input) {
     const EvaluationResult& cur = *input.current;
     const Scenario& s = cur.scenario;
     const Report& r = cur.report;
     const ClusterSpec& c = s.cluster;
-    Content out;
-    out.name = qs(s.name);
-    out.description = qs(s.description);
-
     auto add = [&out](const QString& label, const QString& value) {
         out.summary_labels << label;
         out.summary_values << value;
@@ -157,25 +154,30 @@ Content gather(const DesignReportInput& input) {
         add(QStringLiteral("File"), QFileInfo(input.source_file).fileName());
     add(QStringLiteral("Generated"),
         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")));
+}
 
-    out.headlines.headers = {QStringLiteral("Headline figure"), QStringLiteral("Value")};
-    out.headlines.right = {false, true};
+Table headlineTable(const Report& r) {
+    Table t;
+    t.headers = {QStringLiteral("Headline figure"), QStringLiteral("Value")};
+    t.right = {false, true};
     for (const HeadlineFigure& h : headlineFigures())
-        out.headlines.rows.push_back({qs(h.name), formatFigure(h.format, h.get(r))});
-    out.headlines.rows.push_back(
+        t.rows.push_back({qs(h.name), formatFigure(h.format, h.get(r))});
+    t.rows.push_back(
         {QStringLiteral("memory fits"),
          r.memory.fits
              ? QStringLiteral("yes (%1 headroom)").arg(detail::formatBytes(r.memory.margin_bytes))
              : QStringLiteral("NO: %1 over HBM").arg(detail::formatBytes(-r.memory.margin_bytes))});
+    return t;
+}
 
-    out.layout_lines << layoutLine(s);
-    for (const std::string& line : r.layout_description)
-        out.layout_lines << qs(line);
-    out.groups.headers = {QStringLiteral("Group"),  QStringLiteral("Degree"),
-                          QStringLiteral("Groups"), QStringLiteral("GPUs per domain"),
-                          QStringLiteral("Nodes"),  QStringLiteral("Racks"),
-                          QStringLiteral("Rides")};
-    out.groups.right = {false, true, true, true, true, true, false};
+/// Per parallel group: its degree, how many there are, and what they span and ride on.
+Table groupTable(const Report& r, const ClusterSpec& c) {
+    Table t;
+    t.headers = {QStringLiteral("Group"),  QStringLiteral("Degree"),
+                 QStringLiteral("Groups"), QStringLiteral("GPUs per domain"),
+                 QStringLiteral("Nodes"),  QStringLiteral("Racks"),
+                 QStringLiteral("Rides")};
+    t.right = {false, true, true, true, true, true, false};
     if (r.placement != nullptr) {
         for (const GroupKind k : {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp,
                                   GroupKind::ep, GroupKind::etp, GroupKind::edp}) {
@@ -184,17 +186,20 @@ Content gather(const DesignReportInput& input) {
                                   : span.link_class == LinkClass::scale_up
                                       ? qs(c.gpu.scale_up_fabric)
                                       : QString::fromLatin1(displayName(c.fabric));
-            out.groups.rows.push_back({groupName(k), QString::number(span.gpus),
-                                       QString::number(r.placement->groupsOf(k).size()),
-                                       QString::number(span.max_gpus_per_domain),
-                                       QString::number(span.nodes), QString::number(span.racks),
-                                       rides});
+            t.rows.push_back({groupName(k), QString::number(span.gpus),
+                              QString::number(r.placement->groupsOf(k).size()),
+                              QString::number(span.max_gpus_per_domain),
+                              QString::number(span.nodes), QString::number(span.racks), rides});
         }
     }
+    return t;
+}
 
-    const MemoryBreakdown& mem = r.memory;
-    out.memory.headers = {QStringLiteral("Part"), QStringLiteral("Per GPU")};
-    out.memory.right = {false, true};
+/// The tightest stage's memory per GPU by part, with its margin (red when over HBM).
+Table memoryTable(const MemoryBreakdown& mem) {
+    Table t;
+    t.headers = {QStringLiteral("Part"), QStringLiteral("Per GPU")};
+    t.right = {false, true};
     const std::pair<const char*, double> parts[] = {
         {"weights", mem.weights_bytes},
         {"gradients", mem.gradients_bytes},
@@ -206,61 +211,69 @@ Content gather(const DesignReportInput& input) {
         {"HBM", mem.hbm_bytes},
     };
     for (const auto& [name, bytes] : parts)
-        out.memory.rows.push_back({QString::fromUtf8(name), detail::formatBytes(bytes)});
-    out.memory.rows.push_back({mem.fits ? QStringLiteral("margin") : QStringLiteral("over by"),
-                               detail::formatBytes(std::abs(mem.margin_bytes))});
-    out.memory.colours.assign(out.memory.rows.size(), {});
+        t.rows.push_back({QString::fromUtf8(name), detail::formatBytes(bytes)});
+    t.rows.push_back({mem.fits ? QStringLiteral("margin") : QStringLiteral("over by"),
+                      detail::formatBytes(std::abs(mem.margin_bytes))});
+    t.colours.assign(t.rows.size(), {});
     if (!mem.fits)
-        out.memory.colours.back() = {QColor(0xc0, 0x1f, 0x2a), QColor(0xc0, 0x1f, 0x2a)};
-    out.memory_note =
-        QStringLiteral("Pipeline stage %1, the one with the least margin.").arg(mem.stage);
+        t.colours.back() = {QColor(0xc0, 0x1f, 0x2a), QColor(0xc0, 0x1f, 0x2a)};
+    return t;
+}
 
-    out.warnings.headers = {QStringLiteral("Severity"), QStringLiteral("Warning")};
-    out.warnings.right = {false, false};
+Table warningTable(const Report& r) {
+    Table t;
+    t.headers = {QStringLiteral("Severity"), QStringLiteral("Warning")};
+    t.right = {false, false};
     for (const DesignWarning& w : r.warnings) {
-        out.warnings.rows.push_back({qs(toString(w.severity)), qs(warningText(w))});
+        t.rows.push_back({qs(toString(w.severity)), qs(warningText(w))});
         const QColor colour =
             w.severity == DesignWarning::Severity::critical  ? QColor(0xc0, 0x1f, 0x2a)
             : w.severity == DesignWarning::Severity::warning ? QColor(0x9a, 0x67, 0x00)
                                                              : kMuted;
-        out.warnings.colours.push_back({colour, QColor()});
+        t.colours.push_back({colour, QColor()});
     }
+    return t;
+}
 
-    if (input.baseline != nullptr) {
-        const EvaluationResult& base = *input.baseline;
-        out.baseline_name = qs(base.scenario.name);
-        if (!input.baseline_file.isEmpty())
-            out.baseline_name +=
-                QStringLiteral(" (%1)").arg(QFileInfo(input.baseline_file).fileName());
-        const Comparison cmp = compareDesigns(base.scenario, base.report, s, r);
-        out.comparison.headers = {QStringLiteral("Figure"),  QStringLiteral("Baseline"),
-                                  QStringLiteral("Current"), QStringLiteral("Change"),
-                                  QStringLiteral("%"),       QStringLiteral("")};
-        out.comparison.right = {false, true, true, true, true, false};
-        QPalette light;
-        light.setColor(QPalette::Base, Qt::white);
-        light.setColor(QPalette::Text, kInk);
-        for (const FigureDelta& d : cmp.figures) {
-            const QString verdict = d.verdict == Verdict::better  ? QStringLiteral("better")
-                                    : d.verdict == Verdict::worse ? QStringLiteral("worse")
-                                                                  : QString();
-            out.comparison.rows.push_back({qs(d.figure->name),
-                                           formatFigure(d.figure->format, d.baseline),
-                                           formatFigure(d.figure->format, d.current),
-                                           formatFigureDelta(d.figure->format, d.delta),
-                                           formatRelative(d.relative), verdict});
-            const QColor colour = verdictColor(d.verdict, light);
-            out.comparison.colours.push_back(
-                {QColor(), QColor(), QColor(), colour, colour, colour});
-        }
-        out.fields.headers = {QStringLiteral("Scenario field"), QStringLiteral("Baseline"),
-                              QStringLiteral("Current")};
-        out.fields.right = {false, false, false};
-        for (const FieldDifference& f : cmp.fields)
-            out.fields.rows.push_back({qs(f.path), qs(f.baseline), qs(f.current)});
+/// With a baseline: its name, the figures side by side with verdicts, and the changed fields.
+void addComparison(Content& out, const DesignReportInput& input) {
+    const Scenario& s = input.current->scenario;
+    const Report& r = input.current->report;
+    if (input.baseline == nullptr)
+        return;
+    const EvaluationResult& base = *input.baseline;
+    out.baseline_name = qs(base.scenario.name);
+    if (!input.baseline_file.isEmpty())
+        out.baseline_name += QStringLiteral(" (%1)").arg(QFileInfo(input.baseline_file).fileName());
+    const Comparison cmp = compareDesigns(base.scenario, base.report, s, r);
+    out.comparison.headers = {QStringLiteral("Figure"),  QStringLiteral("Baseline"),
+                              QStringLiteral("Current"), QStringLiteral("Change"),
+                              QStringLiteral("%"),       QStringLiteral("")};
+    out.comparison.right = {false, true, true, true, true, false};
+    QPalette light;
+    light.setColor(QPalette::Base, Qt::white);
+    light.setColor(QPalette::Text, kInk);
+    for (const FigureDelta& d : cmp.figures) {
+        const QString verdict = d.verdict == Verdict::better  ? QStringLiteral("better")
+                                : d.verdict == Verdict::worse ? QStringLiteral("worse")
+                                                              : QString();
+        out.comparison.rows.push_back(
+            {qs(d.figure->name), formatFigure(d.figure->format, d.baseline),
+             formatFigure(d.figure->format, d.current),
+             formatFigureDelta(d.figure->format, d.delta), formatRelative(d.relative), verdict});
+        const QColor colour = verdictColor(d.verdict, light);
+        out.comparison.colours.push_back({QColor(), QColor(), QColor(), colour, colour, colour});
     }
+    out.fields.headers = {QStringLiteral("Scenario field"), QStringLiteral("Baseline"),
+                          QStringLiteral("Current")};
+    out.fields.right = {false, false, false};
+    for (const FieldDifference& f : cmp.fields)
+        out.fields.rows.push_back({qs(f.path), qs(f.baseline), qs(f.current)});
+}
 
-    // The diagrams: each view's own SVG export of this result.
+/// The diagrams: each view's own SVG export of this result.
+void addDiagrams(Content& out, const DesignReportInput& input) {
+    const Scenario& s = input.current->scenario;
     QTemporaryDir dir;
     ScenarioDocument document;
     document.reset(s);
@@ -289,6 +302,27 @@ Content gather(const DesignReportInput& input) {
         if (!problem.isEmpty())
             out.svg_problems.insert(compare.viewId(), problem);
     }
+}
+
+Content gather(const DesignReportInput& input) {
+    const EvaluationResult& cur = *input.current;
+    const Scenario& s = cur.scenario;
+    const Report& r = cur.report;
+    Content out;
+    out.name = qs(s.name);
+    out.description = qs(s.description);
+    addSummary(out, input);
+    out.headlines = headlineTable(r);
+    out.layout_lines << layoutLine(s);
+    for (const std::string& line : r.layout_description)
+        out.layout_lines << qs(line);
+    out.groups = groupTable(r, s.cluster);
+    out.memory = memoryTable(r.memory);
+    out.memory_note =
+        QStringLiteral("Pipeline stage %1, the one with the least margin.").arg(r.memory.stage);
+    out.warnings = warningTable(r);
+    addComparison(out, input);
+    addDiagrams(out, input);
     return out;
 }
 
