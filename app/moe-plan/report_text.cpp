@@ -183,17 +183,10 @@ std::string formatPower(double watts) {
     return watts >= 1e6 ? formatFixed(watts / 1e6, 2) + " MW" : formatFixed(watts / 1e3, 1) + " kW";
 }
 
-/// "Time, cost and reliability": the economics the core computed (economics.h), as text.
-std::string economicsText(const Scenario& s, const Report& r) {
-    const Economics& e = r.economics;
-    if (!e.valid)
-        return {};
+/// Days, goodput, failures and checkpoints (reliability.h's figures).
+void addReliabilityRows(TextTable& table, const Scenario& s, const Economics& e) {
     const ReliabilityFigures& f = e.reliability;
     const ClusterSpec& c = s.cluster;
-    std::ostringstream o;
-    o << "\nTime, cost and reliability (cost basis: " << costBasisText(s, e)
-      << "; prices are the catalog's estimates unless the scenario overrides them)\n";
-    TextTable table({"figure", "value"}, {Align::left, Align::left});
     if (e.wall_time_s > 0) {
         table.addRow({"days to train " + formatFixed(s.training.total_tokens / 1e12, 2) +
                           "T tokens (expected)",
@@ -230,6 +223,10 @@ std::string economicsText(const Scenario& s, const Report& r) {
                       formatDuration(c.reliability.detection_s) + " + restart " +
                       formatDuration(c.reliability.restart_s) + " + read checkpoint " +
                       formatDuration(f.checkpoint_read_s) + ")"});
+}
+
+/// The run's cost, GPU-hours and energy, and the cost per token, day and hour.
+void addCostRows(TextTable& table, const Economics& e) {
     if (e.wall_time_s > 0) {
         table.addRow({"cost of the run", formatUsd(e.cost_usd) + " (expected: failures and "
                                                                  "checkpoints included)"});
@@ -250,6 +247,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
         table.addRow({"per hour", formatUsd(e.usd_per_h) + " (capital " +
                                       formatUsd(e.amortized_usd_per_h) + " + energy " +
                                       formatUsd(e.energy_usd_per_h) + ")"});
+}
+
+/// Power drawn (facility, per rack) and the electricity price.
+void addPowerRows(TextTable& table, const Scenario& s, const Economics& e) {
+    const ClusterSpec& c = s.cluster;
     const PowerDraw& p = e.power;
     table.addRow({"power", formatPower(p.facility_w) + " at PUE " + formatFixed(c.pue, 2) +
                                " (GPUs " + formatPower(p.gpus_w) + ", nodes " +
@@ -270,6 +272,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
                       ? std::string("included in the GPU-hour price")
                       : "$" + formatFixed(e.electricity_usd_per_kwh, 3) + " per kWh" +
                             (e.electricity_estimated ? " (estimate: US industrial average)" : "")});
+}
+
+/// The capital cost and what it is made of.
+void addCapitalRows(TextTable& table, const Scenario& s, const Economics& e) {
+    const ClusterSpec& c = s.cluster;
     const CapitalCost& k = e.capital;
     table.addRow({"capital", formatUsd(k.total_usd) + (e.rental ? " (not charged: rented)" : "")});
     table.addRow({"  GPUs, servers, NICs", formatUsd(k.gpus_usd) + ", " + formatUsd(k.servers_usd) +
@@ -278,8 +285,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
                   std::to_string(k.switches) + " x " + formatUsd(c.nic.switch_usd) + ", " +
                       std::to_string(k.cables) + " x " + formatUsd(c.nic.cable_usd) + ", " +
                       std::to_string(k.racks) + " x " + formatUsd(c.rack_usd)});
-    o << table.render("  ");
+}
 
+/// Goodput, days and cost of smaller and larger clusters ("*" marks this one).
+std::string scaleSweepText(const Economics& e, const Report& r) {
+    std::ostringstream o;
     if (!e.scale_sweep.empty()) {
         o << "\n  What if the cluster were smaller or larger (tokens/s per GPU held constant)\n";
         TextTable scale(
@@ -297,6 +307,12 @@ std::string economicsText(const Scenario& s, const Report& r) {
         }
         o << scale.render("  ");
     }
+    return o.str();
+}
+
+/// Goodput and time lost per day around the chosen checkpoint interval.
+std::string intervalSweepText(const Economics& e) {
+    std::ostringstream o;
     // The interval sweep at 1/4x, 1/2x, 1x, 2x and 4x the centre (the sweep spans 1/16x..16x
     // in 48 equal log steps, so 2x is 6 steps).
     if (e.interval_sweep.size() == 49) {
@@ -311,6 +327,25 @@ std::string economicsText(const Scenario& s, const Report& r) {
         }
         o << sweep.render("  ");
     }
+    return o.str();
+}
+
+/// "Time, cost and reliability": the economics the core computed (economics.h), as text.
+std::string economicsText(const Scenario& s, const Report& r) {
+    const Economics& e = r.economics;
+    if (!e.valid)
+        return {};
+    std::ostringstream o;
+    o << "\nTime, cost and reliability (cost basis: " << costBasisText(s, e)
+      << "; prices are the catalog's estimates unless the scenario overrides them)\n";
+    TextTable table({"figure", "value"}, {Align::left, Align::left});
+    addReliabilityRows(table, s, e);
+    addCostRows(table, e);
+    addPowerRows(table, s, e);
+    addCapitalRows(table, s, e);
+    o << table.render("  ");
+    o << scaleSweepText(e, r);
+    o << intervalSweepText(e);
     return o.str();
 }
 
