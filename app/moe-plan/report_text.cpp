@@ -4,9 +4,11 @@
 #include "text_table.h"
 
 #include "moe/compare.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace moe::cli {
@@ -170,13 +172,13 @@ namespace {
 std::string formatDuration(double seconds) {
     if (seconds >= 120 && seconds < 3600)
         return formatFixed(seconds / 60, seconds < 600 ? 1 : 0) + " min";
-    return formatSeconds(seconds);
+    return formatSeconds(seconds, UnitStyle::ascii);
 }
 
 std::string formatUsd(double usd) {
     if (usd >= 1e6)
         return "$" + formatFixed(usd / 1e6, usd < 1e8 ? 2 : 0) + "M";
-    return "$" + formatCount(usd);
+    return "$" + formatCount(std::round(usd)); // whole dollars below $1M
 }
 
 std::string formatPower(double watts) {
@@ -203,11 +205,12 @@ void addReliabilityRows(TextTable& table, const Scenario& s, const Economics& e)
                             ", nodes " + formatFixed(f.node_failures_per_h * 24, 2) + ")"
                       : "no failures modelled"});
     if (e.expected_failures > 0)
-        table.addRow({"expected failures during the run", e.expected_failures < 10
-                                                              ? formatFixed(e.expected_failures, 1)
-                                                              : formatCount(e.expected_failures)});
-    table.addRow({"checkpoint", formatBytes(f.checkpoint_bytes) + ", written in " +
-                                    formatDuration(f.checkpoint_write_s) + " at " +
+        table.addRow({"expected failures during the run",
+                      e.expected_failures < 10 ? formatFixed(e.expected_failures, 1)
+                                               : formatCount(std::round(e.expected_failures))});
+    table.addRow({"checkpoint", formatBytes(f.checkpoint_bytes, UnitStyle::ascii) +
+                                    ", written in " + formatDuration(f.checkpoint_write_s) +
+                                    " at " +
                                     formatFixed(c.reliability.checkpoint_write_gbps_per_node, 2) +
                                     " GB/s per node"});
     table.addRow(
@@ -364,18 +367,19 @@ std::string reportText(const Scenario& s, const Report& r) {
     const Throughput& t = r.throughput;
     o << "\nHeadline\n";
     TextTable head({"figure", "value"}, {Align::left, Align::right});
-    head.addRow({"step time", formatSeconds(r.step_time_s)});
+    head.addRow({"step time", formatSeconds(r.step_time_s, UnitStyle::ascii)});
     head.addRow({"micro-batches per step", std::to_string(r.micro_batches)});
     head.addRow({"tokens per second", formatCount(t.tokens_per_s)});
     head.addRow({"tokens per second per GPU", formatCount(t.tokens_per_s_per_gpu)});
     head.addRow({"model TFLOPS per GPU", formatFixed(t.model_tflops_per_gpu, 0)});
     head.addRow({"MFU (vs BF16 peak)", formatFixed(t.mfu * 100, 1) + "%"});
-    head.addRow({"memory per GPU (worst stage)", formatBytes(r.memory.total_bytes) + " of " +
-                                                     formatBytes(r.memory.hbm_bytes) +
-                                                     (r.memory.fits ? "" : "  DOES NOT FIT")});
+    head.addRow({"memory per GPU (worst stage)",
+                 formatBytes(r.memory.total_bytes, UnitStyle::ascii) + " of " +
+                     formatBytes(r.memory.hbm_bytes, UnitStyle::ascii) +
+                     (r.memory.fits ? "" : "  DOES NOT FIT")});
     if (s.training.total_tokens > 0) {
         head.addRow({"time to train " + formatFixed(s.training.total_tokens / 1e12, 2) + "T tokens",
-                     formatSeconds(t.time_to_train_s)});
+                     formatSeconds(t.time_to_train_s, UnitStyle::ascii)});
         head.addRow({"GPU-hours", formatCount(t.gpu_hours)});
     }
     head.addRow({"GPU-hours per trillion tokens", formatCount(t.gpu_hours_per_trillion_tokens)});
@@ -391,12 +395,12 @@ std::string reportText(const Scenario& s, const Report& r) {
         const double hidden = r.step.overlapped_s[static_cast<size_t>(i)];
         if (v <= 0 && hidden <= 0)
             continue;
-        steps.addRow({toString(static_cast<StepItem>(i)), formatSeconds(v),
+        steps.addRow({toString(static_cast<StepItem>(i)), formatSeconds(v, UnitStyle::ascii),
                       formatFixed(r.step_time_s > 0 ? v / r.step_time_s * 100 : 0, 1) + "%",
-                      hidden > 0 ? formatSeconds(hidden) : ""});
+                      hidden > 0 ? formatSeconds(hidden, UnitStyle::ascii) : ""});
     }
     steps.addSeparator();
-    steps.addRow({"step", formatSeconds(r.step_time_s), "100.0%", ""});
+    steps.addRow({"step", formatSeconds(r.step_time_s, UnitStyle::ascii), "100.0%", ""});
     o << steps.render("  ");
 
     o << "\nTraffic per GPU per step (slowest stage)\n";
@@ -405,25 +409,28 @@ std::string reportText(const Scenario& s, const Report& r) {
                       {Align::left, Align::left});
     for (const Collective& col : r.collectives) {
         traffic.addRow({col.name, groupLabel(col.group) + "=" + std::to_string(col.group_size),
-                        formatCount(col.calls_per_step), formatBytes(col.scale_up_bytes_per_gpu),
-                        formatBytes(col.scale_out_bytes_per_gpu), formatSeconds(col.time_s),
-                        formatSeconds(col.exposed_s)});
+                        formatCount(col.calls_per_step),
+                        formatBytes(col.scale_up_bytes_per_gpu, UnitStyle::ascii),
+                        formatBytes(col.scale_out_bytes_per_gpu, UnitStyle::ascii),
+                        formatSeconds(col.time_s, UnitStyle::ascii),
+                        formatSeconds(col.exposed_s, UnitStyle::ascii)});
     }
     o << traffic.render("  ");
 
     o << "\nMemory per GPU (stage " << r.memory.stage << ", the least margin)\n";
     const MemoryBreakdown& m = r.memory;
     TextTable mem({"part", "bytes"}, {Align::left, Align::right});
-    mem.addRow({"weights", formatBytes(m.weights_bytes)});
-    mem.addRow({"gradients", formatBytes(m.gradients_bytes)});
-    mem.addRow({"optimizer states", formatBytes(m.optimizer_bytes)});
-    mem.addRow({"activations", formatBytes(m.activations_bytes)});
-    mem.addRow({"dispatch buffers", formatBytes(m.dispatch_buffers_bytes)});
-    mem.addRow({"workspace", formatBytes(m.workspace_bytes)});
+    mem.addRow({"weights", formatBytes(m.weights_bytes, UnitStyle::ascii)});
+    mem.addRow({"gradients", formatBytes(m.gradients_bytes, UnitStyle::ascii)});
+    mem.addRow({"optimizer states", formatBytes(m.optimizer_bytes, UnitStyle::ascii)});
+    mem.addRow({"activations", formatBytes(m.activations_bytes, UnitStyle::ascii)});
+    mem.addRow({"dispatch buffers", formatBytes(m.dispatch_buffers_bytes, UnitStyle::ascii)});
+    mem.addRow({"workspace", formatBytes(m.workspace_bytes, UnitStyle::ascii)});
     mem.addSeparator();
-    mem.addRow({"total", formatBytes(m.total_bytes)});
-    mem.addRow({"HBM", formatBytes(m.hbm_bytes)});
-    mem.addRow({m.fits ? "margin" : "over by", formatBytes(std::abs(m.margin_bytes))});
+    mem.addRow({"total", formatBytes(m.total_bytes, UnitStyle::ascii)});
+    mem.addRow({"HBM", formatBytes(m.hbm_bytes, UnitStyle::ascii)});
+    mem.addRow(
+        {m.fits ? "margin" : "over by", formatBytes(std::abs(m.margin_bytes), UnitStyle::ascii)});
     o << mem.render("  ");
 
     if (s.model.isMoe()) {
@@ -694,17 +701,18 @@ namespace {
 std::string formatFigure(FigureFormat format, double v) {
     switch (format) {
     case FigureFormat::seconds:
-        return formatSeconds(v);
+        return formatSeconds(v, UnitStyle::ascii);
     case FigureFormat::percent:
         return formatFixed(v * 100, 1) + "%";
     case FigureFormat::bytes:
-        return formatBytes(v);
+        return formatBytes(v, UnitStyle::ascii);
     case FigureFormat::tflops:
         return formatFixed(v, 0);
     case FigureFormat::ratio:
         return formatFixed(v, 2) + "x";
-    case FigureFormat::count:
     case FigureFormat::usd:
+        return formatCount(std::round(v)); // whole dollars
+    case FigureFormat::count:
         break;
     }
     return formatCount(v);
