@@ -56,6 +56,9 @@ private slots:
         QCOMPARE(formatBytes(512), std::string("512 B"));
         QCOMPARE(formatBytes(45.6e3), std::string("45.6 kB"));
         QCOMPARE(formatBytes(45.6e3, UnitStyle::ascii), std::string("45.6 KB"));
+        // 99.96 kB: three significant digits round to the next decade, so no decimal (moe-plan
+        // printed "100.0 KB" while it had its own copy of this formatter).
+        QCOMPARE(formatBytes(99.96e3, UnitStyle::ascii), std::string("100 KB"));
         QCOMPARE(formatBytes(1.5e12), std::string("1.50 TB"));
         QCOMPARE(formatBytes(3.2e6), std::string("3.20 MB"));
     }

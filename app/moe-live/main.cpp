@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,10 +142,24 @@ int benchCpu(const Scenario& s) {
     return 0;
 }
 
-} // namespace
+/// Reads one --metric value; false for an unknown name.
+bool parseMetric(const std::string& v, Metric& metric) {
+    if (v == "load")
+        metric = Metric::load;
+    else if (v == "a2a")
+        metric = Metric::a2a;
+    else if (v == "memory")
+        metric = Metric::memory;
+    else if (v == "idle")
+        metric = Metric::idle;
+    else
+        return false;
+    return true;
+}
 
-int main(int argc, char** argv) {
-    Options o;
+/// Reads the command line into `o`; an exit status when the program is done (help, version,
+/// a usage error), else nullopt.
+std::optional<int> parseCommandLine(int argc, char** argv, Options& o) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto next = [&]() -> std::string {
@@ -179,15 +194,7 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--metric") {
             const std::string v = next();
-            if (v == "load")
-                o.metric = Metric::load;
-            else if (v == "a2a")
-                o.metric = Metric::a2a;
-            else if (v == "memory")
-                o.metric = Metric::memory;
-            else if (v == "idle")
-                o.metric = Metric::idle;
-            else {
+            if (!parseMetric(v, o.metric)) {
                 std::fprintf(stderr, "moe-live: --metric %s: expected load|a2a|memory|idle\n",
                              v.c_str());
                 return 2;
@@ -208,24 +215,18 @@ int main(int argc, char** argv) {
     }
     if (!o.screenshot.empty() && o.frames == 0)
         o.frames = 1;
+    return std::nullopt;
+}
 
-    std::string error;
-    const std::optional<Scenario> scenario = loadFromOptions(o, error);
-    if (!scenario) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        return 1;
-    }
-    const std::string base_dir = directoryOf(o.file);
-    if (o.bench)
-        benchCpu(*scenario);
-
+/// An OpenGL 3.3 core window with Dear ImGui on it; nullptr (after saying why) without one.
+GLFWwindow* openWindow(const Options& o) {
     glfwSetErrorCallback([](int code, const char* text) {
         std::fprintf(stderr, "moe-live: GLFW error %d: %s\n", code, text);
     });
     if (!glfwInit()) {
         std::fprintf(stderr, "moe-live: no display (GLFW could not initialize); run under "
                              "xvfb-run for headless use\n");
-        return o.bench ? 0 : 3;
+        return nullptr;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -235,7 +236,7 @@ int main(int argc, char** argv) {
     if (!window) {
         std::fprintf(stderr, "moe-live: could not create an OpenGL 3.3 core window\n");
         glfwTerminate();
-        return o.bench ? 0 : 3;
+        return nullptr;
     }
     glfwMakeContextCurrent(window);
     const bool headless = o.frames > 0 || o.bench;
@@ -247,126 +248,167 @@ int main(int argc, char** argv) {
     ImGui::StyleColorsDark();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
+    return window;
+}
 
-    int status = 0;
-    {
-        LiveApp app(o);
-        const char* gl_error = app.initGl();
-        if (gl_error && *gl_error) {
-            std::fprintf(stderr, "moe-live: %s\n", gl_error);
-            status = 3;
-        } else {
-            app.start(*scenario, base_dir);
-            if (o.bench) {
-                // Frames with the replay playing: CPU build time (replay step, map colours,
-                // ImGui draw lists) and GL + software rasterizer time, reported separately;
-                // then the same with a full evaluate() in every frame.
-                app.setPlaying(true);
-                std::vector<double> build, build_cpu, gpu, eval_build, eval_build_cpu;
-                for (int f = 0; f < 60; ++f) {
-                    const FrameTimes t = runFrame(window, app, true);
-                    glfwSwapBuffers(window);
-                    if (f >= 5) {
-                        build.push_back(t.build_ms);
-                        build_cpu.push_back(t.build_cpu_ms);
-                        gpu.push_back(t.gpu_ms);
-                    }
-                }
-                std::vector<double> colors;
-                for (int f = 0; f < 20; ++f) {
-                    const double t0 = now_s();
-                    app.updateMapColors();
-                    colors.push_back((now_s() - t0) * 1e3);
-                }
-                for (int f = 0; f < 10; ++f) {
-                    const double t0 = now_s(), c0 = cpu_s();
-                    app.reevaluateNow();
-                    const double eval_ms = (now_s() - t0) * 1e3, eval_cpu_ms = (cpu_s() - c0) * 1e3;
-                    const FrameTimes t = runFrame(window, app, true);
-                    glfwSwapBuffers(window);
-                    eval_build.push_back(eval_ms + t.build_ms);
-                    eval_build_cpu.push_back(eval_cpu_ms + t.build_cpu_ms);
-                }
-                // A slider dragged: every frame edits Zipf alpha (setScenarioField, the same
-                // edit the slider makes) and re-evaluates the edited scenario.
-                std::vector<double> drag, drag_cpu;
-                const Scenario before_drag = app.scenario();
-                for (int f = 0; f < 10; ++f) {
-                    const double t0 = now_s(), c0 = cpu_s();
-                    const FieldEditResult edit = setScenarioField(before_drag, "routing.zipf_alpha",
-                                                                  f % 2 == 0 ? "0.9" : "1.1");
-                    if (!edit.ok())
-                        break;
-                    app.reevaluateNow(&*edit.scenario);
-                    const double eval_ms = (now_s() - t0) * 1e3, eval_cpu_ms = (cpu_s() - c0) * 1e3;
-                    const FrameTimes t = runFrame(window, app, true);
-                    glfwSwapBuffers(window);
-                    drag.push_back(eval_ms + t.build_ms);
-                    drag_cpu.push_back(eval_cpu_ms + t.build_cpu_ms);
-                }
-                std::printf("  what-if buttons checked         %8.2f ms  (one validated edit per "
-                            "offered value, on the worker thread after each edit)\n",
-                            app.candidatesMs());
-                std::printf("  map colours (instance buffer)   median %8.2f ms  (%d cells)\n",
-                            median(colors), app.cellsDrawn());
-                std::printf("  frame build, replay playing     median %8.2f ms   (cpu %.2f ms: "
-                            "replay step, colours, ImGui draw lists)\n",
-                            median(build), median(build_cpu));
-                std::printf("  frame build + evaluate()        median %8.2f ms   (cpu %.2f ms: "
-                            "per-frame re-evaluation)\n",
-                            median(eval_build), median(eval_build_cpu));
-                if (!drag.empty())
-                    std::printf("  frame build + edit + evaluate() median %8.2f ms   (cpu %.2f ms: "
-                                "a Zipf-alpha slider dragged, one edit per frame)\n",
-                                median(drag), median(drag_cpu));
-                std::printf("  GL submit + Mesa rasterizer     median %8.2f ms  (excluded from "
-                            "the 16 ms budget)\n",
-                            median(gpu));
-            } else if (o.frames > 0) {
-                FrameTimes last;
-                for (int f = 0; f < o.frames; ++f) {
-                    last = runFrame(window, app, false);
-                    if (f + 1 == o.frames && !o.screenshot.empty()) {
-                        int w = 0, h = 0;
-                        glfwGetFramebufferSize(window, &w, &h);
-                        if (!writeScreenshot(o.screenshot, w, h)) {
-                            std::fprintf(stderr, "moe-live: could not write %s\n",
-                                         o.screenshot.c_str());
-                            status = 1;
-                        }
-                    }
-                    glfwSwapBuffers(window);
-                }
-                const auto rect = app.mapRect();
-                std::printf("moe-live: %d GPUs, %d cells drawn, %d frames, map %d %d %d %d\n",
-                            app.gpuCount(), app.cellsDrawn(), o.frames, rect[0], rect[1], rect[2],
-                            rect[3]);
-                std::fflush(stdout);
-            } else {
-                while (!app.closeApproved()) {
-                    // Closing with unsaved changes asks Save / Discard / Cancel first.
-                    if (glfwWindowShouldClose(window)) {
-                        if (app.confirmClose())
-                            break;
-                        glfwSetWindowShouldClose(window, GLFW_FALSE);
-                    }
-                    runFrame(window, app, false);
-                    const std::string shot = app.takeScreenshotRequest();
-                    if (!shot.empty()) {
-                        int w = 0, h = 0;
-                        glfwGetFramebufferSize(window, &w, &h);
-                        if (!writeScreenshot(shot, w, h))
-                            std::fprintf(stderr, "moe-live: could not write %s\n", shot.c_str());
-                    }
-                    glfwSwapBuffers(window);
-                }
-            }
-        }
-    }
+void closeWindow(GLFWwindow* window) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
     glfwDestroyWindow(window);
     glfwTerminate();
+}
+
+/// --bench: frames with the replay playing: CPU build time (replay step, map colours, ImGui
+/// draw lists) and GL + software rasterizer time, reported separately; then the same with a
+/// full evaluate() in every frame, and with a slider dragged.
+void benchFrames(GLFWwindow* window, LiveApp& app) {
+    app.setPlaying(true);
+    std::vector<double> build, build_cpu, gpu, eval_build, eval_build_cpu;
+    for (int f = 0; f < 60; ++f) {
+        const FrameTimes t = runFrame(window, app, true);
+        glfwSwapBuffers(window);
+        if (f >= 5) {
+            build.push_back(t.build_ms);
+            build_cpu.push_back(t.build_cpu_ms);
+            gpu.push_back(t.gpu_ms);
+        }
+    }
+    std::vector<double> colors;
+    for (int f = 0; f < 20; ++f) {
+        const double t0 = now_s();
+        app.updateMapColors();
+        colors.push_back((now_s() - t0) * 1e3);
+    }
+    for (int f = 0; f < 10; ++f) {
+        const double t0 = now_s(), c0 = cpu_s();
+        app.reevaluateNow();
+        const double eval_ms = (now_s() - t0) * 1e3, eval_cpu_ms = (cpu_s() - c0) * 1e3;
+        const FrameTimes t = runFrame(window, app, true);
+        glfwSwapBuffers(window);
+        eval_build.push_back(eval_ms + t.build_ms);
+        eval_build_cpu.push_back(eval_cpu_ms + t.build_cpu_ms);
+    }
+    // A slider dragged: every frame edits Zipf alpha (setScenarioField, the same edit the slider
+    // makes) and re-evaluates the edited scenario.
+    std::vector<double> drag, drag_cpu;
+    const Scenario before_drag = app.scenario();
+    for (int f = 0; f < 10; ++f) {
+        const double t0 = now_s(), c0 = cpu_s();
+        const FieldEditResult edit =
+            setScenarioField(before_drag, "routing.zipf_alpha", f % 2 == 0 ? "0.9" : "1.1");
+        if (!edit.ok())
+            break;
+        app.reevaluateNow(&*edit.scenario);
+        const double eval_ms = (now_s() - t0) * 1e3, eval_cpu_ms = (cpu_s() - c0) * 1e3;
+        const FrameTimes t = runFrame(window, app, true);
+        glfwSwapBuffers(window);
+        drag.push_back(eval_ms + t.build_ms);
+        drag_cpu.push_back(eval_cpu_ms + t.build_cpu_ms);
+    }
+    std::printf("  what-if buttons checked         %8.2f ms  (one validated edit per "
+                "offered value, on the worker thread after each edit)\n",
+                app.candidatesMs());
+    std::printf("  map colours (instance buffer)   median %8.2f ms  (%d cells)\n", median(colors),
+                app.cellsDrawn());
+    std::printf("  frame build, replay playing     median %8.2f ms   (cpu %.2f ms: "
+                "replay step, colours, ImGui draw lists)\n",
+                median(build), median(build_cpu));
+    std::printf("  frame build + evaluate()        median %8.2f ms   (cpu %.2f ms: "
+                "per-frame re-evaluation)\n",
+                median(eval_build), median(eval_build_cpu));
+    if (!drag.empty())
+        std::printf("  frame build + edit + evaluate() median %8.2f ms   (cpu %.2f ms: "
+                    "a Zipf-alpha slider dragged, one edit per frame)\n",
+                    median(drag), median(drag_cpu));
+    std::printf("  GL submit + Mesa rasterizer     median %8.2f ms  (excluded from "
+                "the 16 ms budget)\n",
+                median(gpu));
+}
+
+/// Saves the window's framebuffer; false when the file cannot be written.
+bool saveFramebuffer(GLFWwindow* window, const std::string& path) {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window, &w, &h);
+    return writeScreenshot(path, w, h);
+}
+
+/// --frames N [--screenshot PNG]: N frames without waiting for input, the last one saved.
+int runScriptedFrames(GLFWwindow* window, LiveApp& app, const Options& o) {
+    int status = 0;
+    for (int f = 0; f < o.frames; ++f) {
+        runFrame(window, app, false);
+        if (f + 1 == o.frames && !o.screenshot.empty() && !saveFramebuffer(window, o.screenshot)) {
+            std::fprintf(stderr, "moe-live: could not write %s\n", o.screenshot.c_str());
+            status = 1;
+        }
+        glfwSwapBuffers(window);
+    }
+    const auto rect = app.mapRect();
+    std::printf("moe-live: %d GPUs, %d cells drawn, %d frames, map %d %d %d %d\n", app.gpuCount(),
+                app.cellsDrawn(), o.frames, rect[0], rect[1], rect[2], rect[3]);
+    std::fflush(stdout);
+    return status;
+}
+
+/// The interactive loop, until the window closes (unsaved changes ask first).
+void runInteractive(GLFWwindow* window, LiveApp& app) {
+    while (!app.closeApproved()) {
+        // Closing with unsaved changes asks Save / Discard / Cancel first.
+        if (glfwWindowShouldClose(window)) {
+            if (app.confirmClose())
+                break;
+            glfwSetWindowShouldClose(window, GLFW_FALSE);
+        }
+        runFrame(window, app, false);
+        const std::string shot = app.takeScreenshotRequest();
+        if (!shot.empty() && !saveFramebuffer(window, shot))
+            std::fprintf(stderr, "moe-live: could not write %s\n", shot.c_str());
+        glfwSwapBuffers(window);
+    }
+}
+
+/// The explorer on an open window: bench, scripted frames or the interactive loop.
+int runApp(GLFWwindow* window, const Options& o, const Scenario& scenario,
+           const std::string& base_dir) {
+    LiveApp app(o);
+    const char* gl_error = app.initGl();
+    if (gl_error && *gl_error) {
+        std::fprintf(stderr, "moe-live: %s\n", gl_error);
+        return 3;
+    }
+    app.start(scenario, base_dir);
+    if (o.bench) {
+        benchFrames(window, app);
+        return 0;
+    }
+    if (o.frames > 0)
+        return runScriptedFrames(window, app, o);
+    runInteractive(window, app);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    if (const std::optional<int> done = parseCommandLine(argc, argv, o))
+        return *done;
+
+    std::string error;
+    const std::optional<Scenario> scenario = loadFromOptions(o, error);
+    if (!scenario) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return 1;
+    }
+    const std::string base_dir = directoryOf(o.file);
+    if (o.bench)
+        benchCpu(*scenario);
+
+    GLFWwindow* window = openWindow(o);
+    if (!window)
+        return o.bench ? 0 : 3;
+    const int status = runApp(window, o, *scenario, base_dir);
+    closeWindow(window);
     return status;
 }

@@ -4,6 +4,7 @@
 #include "text_table.h"
 
 #include "moe/evaluate.h"
+#include "moe/format.h"
 
 #include <algorithm>
 #include <chrono>
@@ -43,8 +44,9 @@ std::string benchText(const std::vector<BenchRow>& rows) {
                     {TextTable::Align::left});
     for (const BenchRow& r : rows)
         table.addRow({r.input->label, std::to_string(r.input->scenario.cluster.gpuCount()),
-                      std::to_string(r.runs), formatSeconds(r.median_s), formatSeconds(r.min_s),
-                      formatSeconds(r.max_s)});
+                      std::to_string(r.runs), formatSeconds(r.median_s, UnitStyle::ascii),
+                      formatSeconds(r.min_s, UnitStyle::ascii),
+                      formatSeconds(r.max_s, UnitStyle::ascii)});
     return "evaluate() on one core (includes graph, placement and routing sample)\n" +
            table.render("  ");
 }

@@ -2,6 +2,8 @@
 
 #include "text_table.h"
 
+#include "moe/format.h"
+
 #include <atomic>
 #include <csignal>
 #include <cstdlib>

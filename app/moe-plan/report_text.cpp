@@ -4,9 +4,11 @@
 #include "text_table.h"
 
 #include "moe/compare.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace moe::cli {
@@ -170,30 +172,23 @@ namespace {
 std::string formatDuration(double seconds) {
     if (seconds >= 120 && seconds < 3600)
         return formatFixed(seconds / 60, seconds < 600 ? 1 : 0) + " min";
-    return formatSeconds(seconds);
+    return formatSeconds(seconds, UnitStyle::ascii);
 }
 
 std::string formatUsd(double usd) {
     if (usd >= 1e6)
         return "$" + formatFixed(usd / 1e6, usd < 1e8 ? 2 : 0) + "M";
-    return "$" + formatCount(usd);
+    return "$" + formatCount(std::round(usd)); // whole dollars below $1M
 }
 
 std::string formatPower(double watts) {
     return watts >= 1e6 ? formatFixed(watts / 1e6, 2) + " MW" : formatFixed(watts / 1e3, 1) + " kW";
 }
 
-/// "Time, cost and reliability": the economics the core computed (economics.h), as text.
-std::string economicsText(const Scenario& s, const Report& r) {
-    const Economics& e = r.economics;
-    if (!e.valid)
-        return {};
+/// Days, goodput, failures and checkpoints (reliability.h's figures).
+void addReliabilityRows(TextTable& table, const Scenario& s, const Economics& e) {
     const ReliabilityFigures& f = e.reliability;
     const ClusterSpec& c = s.cluster;
-    std::ostringstream o;
-    o << "\nTime, cost and reliability (cost basis: " << costBasisText(s, e)
-      << "; prices are the catalog's estimates unless the scenario overrides them)\n";
-    TextTable table({"figure", "value"}, {Align::left, Align::left});
     if (e.wall_time_s > 0) {
         table.addRow({"days to train " + formatFixed(s.training.total_tokens / 1e12, 2) +
                           "T tokens (expected)",
@@ -210,11 +205,12 @@ std::string economicsText(const Scenario& s, const Report& r) {
                             ", nodes " + formatFixed(f.node_failures_per_h * 24, 2) + ")"
                       : "no failures modelled"});
     if (e.expected_failures > 0)
-        table.addRow({"expected failures during the run", e.expected_failures < 10
-                                                              ? formatFixed(e.expected_failures, 1)
-                                                              : formatCount(e.expected_failures)});
-    table.addRow({"checkpoint", formatBytes(f.checkpoint_bytes) + ", written in " +
-                                    formatDuration(f.checkpoint_write_s) + " at " +
+        table.addRow({"expected failures during the run",
+                      e.expected_failures < 10 ? formatFixed(e.expected_failures, 1)
+                                               : formatCount(std::round(e.expected_failures))});
+    table.addRow({"checkpoint", formatBytes(f.checkpoint_bytes, UnitStyle::ascii) +
+                                    ", written in " + formatDuration(f.checkpoint_write_s) +
+                                    " at " +
                                     formatFixed(c.reliability.checkpoint_write_gbps_per_node, 2) +
                                     " GB/s per node"});
     table.addRow(
@@ -230,6 +226,10 @@ std::string economicsText(const Scenario& s, const Report& r) {
                       formatDuration(c.reliability.detection_s) + " + restart " +
                       formatDuration(c.reliability.restart_s) + " + read checkpoint " +
                       formatDuration(f.checkpoint_read_s) + ")"});
+}
+
+/// The run's cost, GPU-hours and energy, and the cost per token, day and hour.
+void addCostRows(TextTable& table, const Economics& e) {
     if (e.wall_time_s > 0) {
         table.addRow({"cost of the run", formatUsd(e.cost_usd) + " (expected: failures and "
                                                                  "checkpoints included)"});
@@ -250,6 +250,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
         table.addRow({"per hour", formatUsd(e.usd_per_h) + " (capital " +
                                       formatUsd(e.amortized_usd_per_h) + " + energy " +
                                       formatUsd(e.energy_usd_per_h) + ")"});
+}
+
+/// Power drawn (facility, per rack) and the electricity price.
+void addPowerRows(TextTable& table, const Scenario& s, const Economics& e) {
+    const ClusterSpec& c = s.cluster;
     const PowerDraw& p = e.power;
     table.addRow({"power", formatPower(p.facility_w) + " at PUE " + formatFixed(c.pue, 2) +
                                " (GPUs " + formatPower(p.gpus_w) + ", nodes " +
@@ -270,6 +275,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
                       ? std::string("included in the GPU-hour price")
                       : "$" + formatFixed(e.electricity_usd_per_kwh, 3) + " per kWh" +
                             (e.electricity_estimated ? " (estimate: US industrial average)" : "")});
+}
+
+/// The capital cost and what it is made of.
+void addCapitalRows(TextTable& table, const Scenario& s, const Economics& e) {
+    const ClusterSpec& c = s.cluster;
     const CapitalCost& k = e.capital;
     table.addRow({"capital", formatUsd(k.total_usd) + (e.rental ? " (not charged: rented)" : "")});
     table.addRow({"  GPUs, servers, NICs", formatUsd(k.gpus_usd) + ", " + formatUsd(k.servers_usd) +
@@ -278,8 +288,11 @@ std::string economicsText(const Scenario& s, const Report& r) {
                   std::to_string(k.switches) + " x " + formatUsd(c.nic.switch_usd) + ", " +
                       std::to_string(k.cables) + " x " + formatUsd(c.nic.cable_usd) + ", " +
                       std::to_string(k.racks) + " x " + formatUsd(c.rack_usd)});
-    o << table.render("  ");
+}
 
+/// Goodput, days and cost of smaller and larger clusters ("*" marks this one).
+std::string scaleSweepText(const Economics& e, const Report& r) {
+    std::ostringstream o;
     if (!e.scale_sweep.empty()) {
         o << "\n  What if the cluster were smaller or larger (tokens/s per GPU held constant)\n";
         TextTable scale(
@@ -297,6 +310,12 @@ std::string economicsText(const Scenario& s, const Report& r) {
         }
         o << scale.render("  ");
     }
+    return o.str();
+}
+
+/// Goodput and time lost per day around the chosen checkpoint interval.
+std::string intervalSweepText(const Economics& e) {
+    std::ostringstream o;
     // The interval sweep at 1/4x, 1/2x, 1x, 2x and 4x the centre (the sweep spans 1/16x..16x
     // in 48 equal log steps, so 2x is 6 steps).
     if (e.interval_sweep.size() == 49) {
@@ -311,6 +330,25 @@ std::string economicsText(const Scenario& s, const Report& r) {
         }
         o << sweep.render("  ");
     }
+    return o.str();
+}
+
+/// "Time, cost and reliability": the economics the core computed (economics.h), as text.
+std::string economicsText(const Scenario& s, const Report& r) {
+    const Economics& e = r.economics;
+    if (!e.valid)
+        return {};
+    std::ostringstream o;
+    o << "\nTime, cost and reliability (cost basis: " << costBasisText(s, e)
+      << "; prices are the catalog's estimates unless the scenario overrides them)\n";
+    TextTable table({"figure", "value"}, {Align::left, Align::left});
+    addReliabilityRows(table, s, e);
+    addCostRows(table, e);
+    addPowerRows(table, s, e);
+    addCapitalRows(table, s, e);
+    o << table.render("  ");
+    o << scaleSweepText(e, r);
+    o << intervalSweepText(e);
     return o.str();
 }
 
@@ -329,18 +367,19 @@ std::string reportText(const Scenario& s, const Report& r) {
     const Throughput& t = r.throughput;
     o << "\nHeadline\n";
     TextTable head({"figure", "value"}, {Align::left, Align::right});
-    head.addRow({"step time", formatSeconds(r.step_time_s)});
+    head.addRow({"step time", formatSeconds(r.step_time_s, UnitStyle::ascii)});
     head.addRow({"micro-batches per step", std::to_string(r.micro_batches)});
     head.addRow({"tokens per second", formatCount(t.tokens_per_s)});
     head.addRow({"tokens per second per GPU", formatCount(t.tokens_per_s_per_gpu)});
     head.addRow({"model TFLOPS per GPU", formatFixed(t.model_tflops_per_gpu, 0)});
     head.addRow({"MFU (vs BF16 peak)", formatFixed(t.mfu * 100, 1) + "%"});
-    head.addRow({"memory per GPU (worst stage)", formatBytes(r.memory.total_bytes) + " of " +
-                                                     formatBytes(r.memory.hbm_bytes) +
-                                                     (r.memory.fits ? "" : "  DOES NOT FIT")});
+    head.addRow({"memory per GPU (worst stage)",
+                 formatBytes(r.memory.total_bytes, UnitStyle::ascii) + " of " +
+                     formatBytes(r.memory.hbm_bytes, UnitStyle::ascii) +
+                     (r.memory.fits ? "" : "  DOES NOT FIT")});
     if (s.training.total_tokens > 0) {
         head.addRow({"time to train " + formatFixed(s.training.total_tokens / 1e12, 2) + "T tokens",
-                     formatSeconds(t.time_to_train_s)});
+                     formatSeconds(t.time_to_train_s, UnitStyle::ascii)});
         head.addRow({"GPU-hours", formatCount(t.gpu_hours)});
     }
     head.addRow({"GPU-hours per trillion tokens", formatCount(t.gpu_hours_per_trillion_tokens)});
@@ -356,12 +395,12 @@ std::string reportText(const Scenario& s, const Report& r) {
         const double hidden = r.step.overlapped_s[static_cast<size_t>(i)];
         if (v <= 0 && hidden <= 0)
             continue;
-        steps.addRow({toString(static_cast<StepItem>(i)), formatSeconds(v),
+        steps.addRow({toString(static_cast<StepItem>(i)), formatSeconds(v, UnitStyle::ascii),
                       formatFixed(r.step_time_s > 0 ? v / r.step_time_s * 100 : 0, 1) + "%",
-                      hidden > 0 ? formatSeconds(hidden) : ""});
+                      hidden > 0 ? formatSeconds(hidden, UnitStyle::ascii) : ""});
     }
     steps.addSeparator();
-    steps.addRow({"step", formatSeconds(r.step_time_s), "100.0%", ""});
+    steps.addRow({"step", formatSeconds(r.step_time_s, UnitStyle::ascii), "100.0%", ""});
     o << steps.render("  ");
 
     o << "\nTraffic per GPU per step (slowest stage)\n";
@@ -370,25 +409,28 @@ std::string reportText(const Scenario& s, const Report& r) {
                       {Align::left, Align::left});
     for (const Collective& col : r.collectives) {
         traffic.addRow({col.name, groupLabel(col.group) + "=" + std::to_string(col.group_size),
-                        formatCount(col.calls_per_step), formatBytes(col.scale_up_bytes_per_gpu),
-                        formatBytes(col.scale_out_bytes_per_gpu), formatSeconds(col.time_s),
-                        formatSeconds(col.exposed_s)});
+                        formatCount(col.calls_per_step),
+                        formatBytes(col.scale_up_bytes_per_gpu, UnitStyle::ascii),
+                        formatBytes(col.scale_out_bytes_per_gpu, UnitStyle::ascii),
+                        formatSeconds(col.time_s, UnitStyle::ascii),
+                        formatSeconds(col.exposed_s, UnitStyle::ascii)});
     }
     o << traffic.render("  ");
 
     o << "\nMemory per GPU (stage " << r.memory.stage << ", the least margin)\n";
     const MemoryBreakdown& m = r.memory;
     TextTable mem({"part", "bytes"}, {Align::left, Align::right});
-    mem.addRow({"weights", formatBytes(m.weights_bytes)});
-    mem.addRow({"gradients", formatBytes(m.gradients_bytes)});
-    mem.addRow({"optimizer states", formatBytes(m.optimizer_bytes)});
-    mem.addRow({"activations", formatBytes(m.activations_bytes)});
-    mem.addRow({"dispatch buffers", formatBytes(m.dispatch_buffers_bytes)});
-    mem.addRow({"workspace", formatBytes(m.workspace_bytes)});
+    mem.addRow({"weights", formatBytes(m.weights_bytes, UnitStyle::ascii)});
+    mem.addRow({"gradients", formatBytes(m.gradients_bytes, UnitStyle::ascii)});
+    mem.addRow({"optimizer states", formatBytes(m.optimizer_bytes, UnitStyle::ascii)});
+    mem.addRow({"activations", formatBytes(m.activations_bytes, UnitStyle::ascii)});
+    mem.addRow({"dispatch buffers", formatBytes(m.dispatch_buffers_bytes, UnitStyle::ascii)});
+    mem.addRow({"workspace", formatBytes(m.workspace_bytes, UnitStyle::ascii)});
     mem.addSeparator();
-    mem.addRow({"total", formatBytes(m.total_bytes)});
-    mem.addRow({"HBM", formatBytes(m.hbm_bytes)});
-    mem.addRow({m.fits ? "margin" : "over by", formatBytes(std::abs(m.margin_bytes))});
+    mem.addRow({"total", formatBytes(m.total_bytes, UnitStyle::ascii)});
+    mem.addRow({"HBM", formatBytes(m.hbm_bytes, UnitStyle::ascii)});
+    mem.addRow(
+        {m.fits ? "margin" : "over by", formatBytes(std::abs(m.margin_bytes), UnitStyle::ascii)});
     o << mem.render("  ");
 
     if (s.model.isMoe()) {
@@ -659,17 +701,18 @@ namespace {
 std::string formatFigure(FigureFormat format, double v) {
     switch (format) {
     case FigureFormat::seconds:
-        return formatSeconds(v);
+        return formatSeconds(v, UnitStyle::ascii);
     case FigureFormat::percent:
         return formatFixed(v * 100, 1) + "%";
     case FigureFormat::bytes:
-        return formatBytes(v);
+        return formatBytes(v, UnitStyle::ascii);
     case FigureFormat::tflops:
         return formatFixed(v, 0);
     case FigureFormat::ratio:
         return formatFixed(v, 2) + "x";
-    case FigureFormat::count:
     case FigureFormat::usd:
+        return formatCount(std::round(v)); // whole dollars
+    case FigureFormat::count:
         break;
     }
     return formatCount(v);

@@ -10,6 +10,7 @@
 #include "moe/atomic_file.h"
 #include "moe/catalog.h"
 #include "moe/evaluate.h"
+#include "moe/format.h"
 #include "moe/placement.h"
 #include "moe/scenario_io.h"
 #include "moe/scenario_text.h"

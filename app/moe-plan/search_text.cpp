@@ -3,6 +3,7 @@
 #include "json_output.h"
 #include "text_table.h"
 
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <sstream>
@@ -52,7 +53,7 @@ std::string rankText(const SearchCandidate& c) {
 }
 
 std::string dash(double seconds) {
-    return seconds > 0 ? formatSeconds(seconds) : "-";
+    return seconds > 0 ? formatSeconds(seconds, UnitStyle::ascii) : "-";
 }
 
 TextTable candidateTable(const Scenario& s) {
@@ -81,12 +82,14 @@ void addCandidateRow(TextTable& table, const SearchCandidate& c) {
         row.insert(row.end(), {std::to_string(l.ep), std::to_string(l.etp),
                                std::to_string(l.expertDp()), orderText(l.order)});
     }
-    row.insert(row.end(), {scheduleText(l), std::to_string(s.training.micro_batch),
-                           toString(s.training.recompute), formatSeconds(f.step_time_s),
-                           formatCount(f.tokens_per_s), formatSeconds(col.compute), dash(col.a2a),
-                           dash(col.tp_cp), dash(col.pipeline), dash(col.dp_sync),
-                           dash(col.imbalance), formatBytes(f.memory_bytes) + (f.fits ? "" : " !"),
-                           formatBytes(f.cross_node_bytes)});
+    row.insert(row.end(),
+               {scheduleText(l), std::to_string(s.training.micro_batch),
+                toString(s.training.recompute), formatSeconds(f.step_time_s, UnitStyle::ascii),
+                formatCount(f.tokens_per_s), formatSeconds(col.compute, UnitStyle::ascii),
+                dash(col.a2a), dash(col.tp_cp), dash(col.pipeline), dash(col.dp_sync),
+                dash(col.imbalance),
+                formatBytes(f.memory_bytes, UnitStyle::ascii) + (f.fits ? "" : " !"),
+                formatBytes(f.cross_node_bytes, UnitStyle::ascii)});
     table.addRow(std::move(row));
 }
 
@@ -127,8 +130,8 @@ std::string searchText(const Scenario& s, const SearchResult& r) {
     o << "Layout search: " << s.name << " (" << c.gpuCount() << " x " << c.gpu.name << " in "
       << c.nodes << " nodes of " << c.gpus_per_node << " GPUs)\n";
     o << "  Searched " << formatCount(static_cast<double>(r.candidates)) << " candidates in "
-      << formatSeconds(r.elapsed_s) << " on " << r.threads << " thread"
-      << (r.threads == 1 ? "" : "s") << " (CPU " << formatSeconds(r.cpu_s)
+      << formatSeconds(r.elapsed_s, UnitStyle::ascii) << " on " << r.threads << " thread"
+      << (r.threads == 1 ? "" : "s") << " (CPU " << formatSeconds(r.cpu_s, UnitStyle::ascii)
       << "): " << formatCount(static_cast<double>(r.evaluated)) << " evaluated, "
       << formatCount(r.evaluated_per_s) << " evaluations/s, " << formatCount(r.candidates_per_s)
       << " candidates/s\n";
@@ -155,9 +158,9 @@ std::string searchText(const Scenario& s, const SearchResult& r) {
                         {Align::left, Align::left});
         for (const SearchCandidate& cand : r.pareto)
             front.addRow({rankText(cand), layoutSummary(cand.scenario),
-                          formatSeconds(cand.figures.step_time_s),
-                          formatBytes(cand.figures.margin_bytes),
-                          formatBytes(cand.figures.cross_node_bytes)});
+                          formatSeconds(cand.figures.step_time_s, UnitStyle::ascii),
+                          formatBytes(cand.figures.margin_bytes, UnitStyle::ascii),
+                          formatBytes(cand.figures.cross_node_bytes, UnitStyle::ascii)});
         o << front.render("  ");
     }
 

@@ -8,6 +8,7 @@
 #include "text_table.h"
 
 #include "moe/atomic_file.h"
+#include "moe/format.h"
 #include "moe/limits.h"
 
 #include <filesystem>
@@ -121,8 +122,9 @@ int runGrid(const SweepCommand& c, CommandIo& io) {
     if (!sink_ok)
         return kExitBadInput;
     std::ostringstream done;
-    done << "sweep: " << run.points << " points in " << formatSeconds(run.elapsed_s) << " on "
-         << run.threads << " thread" << (run.threads == 1 ? "" : "s");
+    done << "sweep: " << run.points << " points in "
+         << formatSeconds(run.elapsed_s, UnitStyle::ascii) << " on " << run.threads << " thread"
+         << (run.threads == 1 ? "" : "s");
     if (run.invalid > 0)
         done << "; " << run.invalid << " invalid (\"ok\": false, with their errors)";
     io.note(done.str(), true);

@@ -16,21 +16,6 @@ size_t displayWidth(const std::string& text) {
     }
     return width;
 }
-
-std::string printf3(const char* format, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, format, value);
-    return buffer;
-}
-
-std::string threeSignificant(double value) {
-    const double magnitude = std::fabs(value);
-    if (magnitude >= 100)
-        return printf3("%.0f", value);
-    if (magnitude >= 10)
-        return printf3("%.1f", value);
-    return printf3("%.2f", value);
-}
 } // namespace
 
 TextTable::TextTable(std::vector<std::string> headers, std::vector<Align> aligns)
@@ -86,40 +71,6 @@ std::string TextTable::render(const std::string& indent) const {
     return out;
 }
 
-std::string formatSeconds(double seconds) {
-    const double magnitude = std::fabs(seconds);
-    if (magnitude == 0)
-        return "0";
-    if (magnitude < 1e-3)
-        return threeSignificant(seconds * 1e6) + " us";
-    if (magnitude < 1)
-        return threeSignificant(seconds * 1e3) + " ms";
-    if (magnitude < 3600)
-        return threeSignificant(seconds) + " s";
-    if (magnitude < 86400 * 2)
-        return threeSignificant(seconds / 3600) + " h";
-    return threeSignificant(seconds / 86400) + " days";
-}
-
-std::string formatBytes(double bytes) {
-    const double magnitude = std::fabs(bytes);
-    if (magnitude < 1e3)
-        return printf3("%.0f B", bytes);
-    if (magnitude < 1e6)
-        return threeSignificant(bytes / 1e3) + " KB";
-    if (magnitude < 1e9)
-        return threeSignificant(bytes / 1e6) + " MB";
-    if (magnitude < 1e12)
-        return threeSignificant(bytes / 1e9) + " GB";
-    return threeSignificant(bytes / 1e12) + " TB";
-}
-
-std::string formatFixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string formatDeltaPercent(double a, double b) {
     if (a == 0)
         return b == 0 ? "0%" : "n/a";
@@ -127,15 +78,6 @@ std::string formatDeltaPercent(double a, double b) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%+.1f%%", delta);
     return buffer;
-}
-
-std::string formatCount(double value) {
-    char digits[64];
-    std::snprintf(digits, sizeof digits, "%.0f", std::fabs(value));
-    std::string text = digits;
-    for (int i = static_cast<int>(text.size()) - 3; i > 0; i -= 3)
-        text.insert(static_cast<size_t>(i), ",");
-    return (value < 0 ? "-" : "") + text;
 }
 
 } // namespace moe::cli

@@ -7,6 +7,7 @@
 #include "text_table.h"
 
 #include "moe/atomic_file.h"
+#include "moe/format.h"
 #include "moe/json_writer.h"
 
 #include <algorithm>
@@ -63,8 +64,10 @@ std::string benchText(const Scenario& s, const Report& report, const TimelineBen
                     {Align::left});
     table.addRow({s.name, std::to_string(report.gpus), std::to_string(s.layout.pp),
                   std::to_string(report.micro_batches),
-                  formatCount(static_cast<double>(b.operations)), formatSeconds(b.cpu_median_s),
-                  formatSeconds(b.cpu_first_s), formatSeconds(b.wall_median_s)});
+                  formatCount(static_cast<double>(b.operations)),
+                  formatSeconds(b.cpu_median_s, UnitStyle::ascii),
+                  formatSeconds(b.cpu_first_s, UnitStyle::ascii),
+                  formatSeconds(b.wall_median_s, UnitStyle::ascii)});
     return "timeline: simulating one step on one core (timelineInput + simulateTimeline; 20 runs "
            "after a first, cold one)\n" +
            table.render("  ");
@@ -145,11 +148,13 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
         if (std::fabs(e) < 1e-6 * t.step_time_s)
             return std::string("0");
         const double share = 100.0 * e / std::max(t.step_time_s, 1e-30);
-        return formatSeconds(e) + " (" + (share >= 0 ? "+" : "") + formatFixed(share, 2) + "%)";
+        return formatSeconds(e, UnitStyle::ascii) + " (" + (share >= 0 ? "+" : "") +
+               formatFixed(share, 2) + "%)";
     };
-    o << "  Step time " << formatSeconds(t.step_time_s) << " simulated; evaluate()'s closed form "
-      << formatSeconds(report.step_time_s) << ", error " << error(report.step_time_s, t.step_time_s)
-      << "\n\n";
+    o << "  Step time " << formatSeconds(t.step_time_s, UnitStyle::ascii)
+      << " simulated; evaluate()'s closed form "
+      << formatSeconds(report.step_time_s, UnitStyle::ascii) << ", error "
+      << error(report.step_time_s, t.step_time_s) << "\n\n";
 
     // The simulated step in evaluate()'s accounting, item by item against the closed form.
     const TimelineRow& reference = t.rows[static_cast<size_t>(t.reference_row)];
@@ -162,13 +167,14 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
         const double hidden = t.breakdown.overlapped_s[static_cast<size_t>(i)];
         if (sim <= 0 && closed <= 0)
             continue;
-        table.addRow({toString(static_cast<StepItem>(i)), formatSeconds(sim),
+        table.addRow({toString(static_cast<StepItem>(i)), formatSeconds(sim, UnitStyle::ascii),
                       formatFixed(100.0 * sim / std::max(t.step_time_s, 1e-30), 1) + "%",
-                      formatSeconds(closed), error(closed, sim),
-                      hidden > 0 ? formatSeconds(hidden) : ""});
+                      formatSeconds(closed, UnitStyle::ascii), error(closed, sim),
+                      hidden > 0 ? formatSeconds(hidden, UnitStyle::ascii) : ""});
     }
     table.addSeparator();
-    table.addRow({"step", formatSeconds(t.step_time_s), "100.0%", formatSeconds(report.step_time_s),
+    table.addRow({"step", formatSeconds(t.step_time_s, UnitStyle::ascii), "100.0%",
+                  formatSeconds(report.step_time_s, UnitStyle::ascii),
                   error(report.step_time_s, t.step_time_s), ""});
     o << "Step-time breakdown: the simulated step as stage " << reference.stage;
     if (t.lanes > 1)
@@ -216,17 +222,20 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
             }
         }
         o << "\n  Hottest GPU " << hot << " (stage " << report.placement->coords[hot].pp
-          << "): waits " << formatSeconds(hot_wait) << " per step for its EP group; GPU " << waiter
-          << " of the same group idles " << formatSeconds(most_wait)
+          << "): waits " << formatSeconds(hot_wait, UnitStyle::ascii)
+          << " per step for its EP group; GPU " << waiter << " of the same group idles "
+          << formatSeconds(most_wait, UnitStyle::ascii)
           << " waiting for the group's hottest ranks\n";
     }
 
     if (!d.simulated_s.empty()) {
         o << "\nStep time over " << d.simulated_s.size() << " routing sample"
-          << (d.simulated_s.size() == 1 ? "" : "s") << ": p50 " << formatSeconds(d.p50_s)
-          << "  p90 " << formatSeconds(d.p90_s) << "  p99 " << formatSeconds(d.p99_s) << "  (mean "
-          << formatSeconds(d.mean_s) << "; evaluate() p50 "
-          << formatSeconds(percentile(d.evaluated_s, 0.5)) << ")\n";
+          << (d.simulated_s.size() == 1 ? "" : "s") << ": p50 "
+          << formatSeconds(d.p50_s, UnitStyle::ascii) << "  p90 "
+          << formatSeconds(d.p90_s, UnitStyle::ascii) << "  p99 "
+          << formatSeconds(d.p99_s, UnitStyle::ascii) << "  (mean "
+          << formatSeconds(d.mean_s, UnitStyle::ascii) << "; evaluate() p50 "
+          << formatSeconds(percentile(d.evaluated_s, 0.5), UnitStyle::ascii) << ")\n";
     }
     return o.str();
 }
@@ -339,7 +348,8 @@ int runTimeline(const Scenario& s, const TimelineCommand& c, CommandIo& io) {
         }
         std::string line = std::string(what) + " " + (path == "-" ? "standard output" : path) +
                            " (" + std::to_string(gpus.size()) + " of " + std::to_string(t.gpus) +
-                           " GPUs, " + formatBytes(static_cast<double>(text.size())) + ")";
+                           " GPUs, " +
+                           formatBytes(static_cast<double>(text.size()), UnitStyle::ascii) + ")";
         if (static_cast<int>(gpus.size()) < t.gpus && c.gpus.empty())
             line += "; the first and the hottest GPU of each row (--gpus all for every GPU)";
         // Keep --json output (and data on standard output) machine-readable.

@@ -317,11 +317,9 @@ bool hasFlag(int argc, char** argv, const char* flag) {
     return false;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    startTimer().start();
-    // Exporting and help need no screen; without one (CI, ssh) Qt would refuse to start.
+/// Exporting and help need no screen; without one (CI, ssh) Qt would refuse to start. False
+/// (after saying so) when a window is wanted and there is no display.
+bool prepareScreen(int argc, char** argv) {
     const bool headless = hasFlag(argc, argv, "--export") || hasFlag(argc, argv, "--report") ||
                           hasFlag(argc, argv, "--help") || hasFlag(argc, argv, "-h") ||
                           hasFlag(argc, argv, "--version") || hasFlag(argc, argv, "-v") ||
@@ -334,11 +332,13 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "moe-planner: no display (DISPLAY and WAYLAND_DISPLAY are unset). "
                                  "Run it under xvfb-run, or write the views with "
                                  "--export DIR.\n");
-            return kExitUsage;
+            return false;
         }
     }
+    return true;
+}
 
-    QApplication app(argc, argv);
+void setApplicationIdentity() {
     QCoreApplication::setOrganizationName(QStringLiteral("MoE Planner"));
     QCoreApplication::setApplicationName(QStringLiteral("moe-planner"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(moe::cmdline::version()));
@@ -347,71 +347,174 @@ int main(int argc, char** argv) {
     // to moe-planner.desktop by this name; the icon theme has the icon when installed.
     QGuiApplication::setDesktopFileName(QStringLiteral("moe-planner"));
     QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("moe-planner")));
+}
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Plan Mixture-of-Experts training clusters: topology, expert load, step "
-                       "timeline and breakdown, editable live."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"),
-                                 QStringLiteral("Scenario to open (default: the built-in one)."),
-                                 QStringLiteral("[FILE.yaml]"));
-    const QCommandLineOption export_option(
+/// The command line's options, in the order --help lists them.
+struct PlannerOptions {
+    const QCommandLineOption export_dir{
         QStringLiteral("export"),
         QStringLiteral("Write every view to DIR without showing a window, then exit."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption format_option(
+        QStringLiteral("DIR")};
+    const QCommandLineOption format{
         QStringLiteral("format"),
         QStringLiteral("Export format: svg, png or pdf; several separated by commas (default: "
                        "svg,png,pdf)."),
-        QStringLiteral("FORMAT"), QStringLiteral("svg,png,pdf"));
-    const QCommandLineOption screenshot_option(
+        QStringLiteral("FORMAT"), QStringLiteral("svg,png,pdf")};
+    const QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
         QStringLiteral("Show the window, save it as a PNG after the first paint, then exit."),
-        QStringLiteral("OUT.png"));
-    const QCommandLineOption size_option(
+        QStringLiteral("OUT.png")};
+    const QCommandLineOption size{
         QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
-        QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    const QCommandLineOption dark_option(QStringLiteral("dark"),
-                                         QStringLiteral("Use the dark palette."));
-    const QCommandLineOption bench_option(
+        QStringLiteral("WxH"), QStringLiteral("1600x1000")};
+    const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark palette.")};
+    const QCommandLineOption bench{
         QStringLiteral("bench"),
-        QStringLiteral("Print start-to-first-paint and edit-to-repaint times, then exit."));
-    const QCommandLineOption repeat_option(QStringLiteral("repeat"),
-                                           QStringLiteral("Edits timed by --bench (default 20)."),
-                                           QStringLiteral("N"), QStringLiteral("20"));
-    const QCommandLineOption report_option(
+        QStringLiteral("Print start-to-first-paint and edit-to-repaint times, then exit.")};
+    const QCommandLineOption repeat{QStringLiteral("repeat"),
+                                    QStringLiteral("Edits timed by --bench (default 20)."),
+                                    QStringLiteral("N"), QStringLiteral("20")};
+    const QCommandLineOption report{
         QStringLiteral("report"),
         QStringLiteral("Write the design-review report (PDF or HTML by the suffix) without showing "
                        "a window, then exit."),
-        QStringLiteral("OUT.pdf"));
-    const QCommandLineOption baseline_option(
+        QStringLiteral("OUT.pdf")};
+    const QCommandLineOption baseline{
         QStringLiteral("baseline"),
         QStringLiteral("With --report: compare with this scenario (adds the comparison pages)."),
-        QStringLiteral("B.yaml"));
-    const QCommandLineOption recover_option(
+        QStringLiteral("B.yaml")};
+    const QCommandLineOption recover{
         QStringLiteral("recover"),
         QStringLiteral("Restore the newest unsaved edits left by a crashed or killed session "
-                       "without asking (otherwise the window asks)."));
-    const QCommandLineOption test_set_option(
+                       "without asking (otherwise the window asks).")};
+    const QCommandLineOption test_set{
         QStringLiteral("test-set"),
         QStringLiteral("After start, apply key=value as an edit in the window, as if typed in the "
                        "editor (for scripts and the crash-recovery test; repeatable)."),
-        QStringLiteral("key=value"));
-    const QCommandLineOption dump_option(
+        QStringLiteral("key=value")};
+    const QCommandLineOption dump{
         QStringLiteral("dump-scenario"),
         QStringLiteral("After start (and --recover, --test-set), write the window's scenario to "
                        "OUT.yaml as Save would, without saving the document, then exit."),
-        QStringLiteral("OUT.yaml"));
-    const QCommandLineOption list_samples_option(
+        QStringLiteral("OUT.yaml")};
+    const QCommandLineOption list_samples{
         QStringLiteral("list-samples"),
         QStringLiteral("Print the sample scenarios File > New from sample offers (installed ones "
                        "under ../share/moe-planner next to the program), one path a line, then "
-                       "exit."));
-    parser.addOptions({export_option, format_option, screenshot_option, size_option, dark_option,
-                       bench_option, repeat_option, report_option, baseline_option, recover_option,
-                       test_set_option, dump_option, list_samples_option});
+                       "exit.")};
+
+    void addTo(QCommandLineParser& parser) const {
+        parser.setApplicationDescription(
+            QStringLiteral("Plan Mixture-of-Experts training clusters: topology, expert load, step "
+                           "timeline and breakdown, editable live."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(
+            QStringLiteral("file"), QStringLiteral("Scenario to open (default: the built-in one)."),
+            QStringLiteral("[FILE.yaml]"));
+        parser.addOptions({export_dir, format, screenshot, size, dark, bench, repeat, report,
+                           baseline, recover, test_set, dump, list_samples});
+    }
+};
+
+/// --export DIR [--format ...]: every view to DIR.
+int runExportMode(const QCommandLineParser& parser, const PlannerOptions& o, const QString& file) {
+    QStringList formats;
+    for (const QString& format : parser.value(o.format).split(',', Qt::SkipEmptyParts)) {
+        const QString f = format.trimmed().toLower();
+        if (f != QLatin1String("svg") && f != QLatin1String("png") && f != QLatin1String("pdf")) {
+            std::fprintf(stderr, "moe-planner: unknown format '%s' (use svg, png or pdf)\n",
+                         qPrintable(format));
+            return kExitUsage;
+        }
+        formats << f;
+    }
+    return runExport(parser.value(o.export_dir), formats, file);
+}
+
+/// --screenshot OUT.png [--size WxH]: the window after its first paint.
+int runScreenshotMode(const QCommandLineParser& parser, const PlannerOptions& o,
+                      const QString& file) {
+    const QStringList parts = parser.value(o.size).split('x');
+    const QSize size(parts.value(0).toInt(), parts.value(1).toInt());
+    if (parts.size() != 2 || size.width() < 200 || size.height() < 200) {
+        std::fprintf(stderr, "moe-planner: --size expects WxH, e.g. 1600x1000\n");
+        return kExitUsage;
+    }
+    return runScreenshot(parser.value(o.screenshot), size, parser.isSet(o.dark), file);
+}
+
+/// --bench [--repeat N]: start-up and edit latencies.
+int runBenchMode(const QCommandLineParser& parser, const PlannerOptions& o, const QString& file) {
+    bool ok = false;
+    const int repeat = parser.value(o.repeat).toInt(&ok);
+    if (!ok || repeat < 1) {
+        std::fprintf(stderr, "moe-planner: --repeat expects a positive number\n");
+        return kExitUsage;
+    }
+    return runBench(repeat, file);
+}
+
+/// --test-set key=value ...: edits applied once the window runs, as if typed in the editor.
+void scheduleTestEdits(MainWindow& window, const QStringList& edits) {
+    if (edits.isEmpty())
+        return;
+    QTimer::singleShot(0, &window, [&window, edits] {
+        for (const QString& edit : edits) {
+            const qsizetype eq = edit.indexOf('=');
+            const moe::Diagnostics problems =
+                window.document()->setField(edit.left(eq), edit.mid(eq + 1));
+            if (eq < 0 || moe::hasErrors(problems))
+                std::fprintf(stderr, "moe-planner: --test-set %s: %s\n", qPrintable(edit),
+                             eq < 0 ? "expected key=value" : moe::formatAll(problems).c_str());
+        }
+    });
+}
+
+/// --dump-scenario OUT.yaml: the window's scenario written as Save would, then exit.
+void scheduleScenarioDump(MainWindow& window, const QString& out) {
+    QTimer::singleShot(0, &window, [&window, out] {
+        const moe::widgets::ScenarioDocument* doc = window.document();
+        const std::string problem =
+            moe::saveScenarioText(doc->scenario(), doc->origin(), out.toStdString());
+        if (!problem.empty())
+            std::fprintf(stderr, "moe-planner: %s\n", problem.c_str());
+        // Not a clean close: a restored session keeps its recovery file until saved.
+        QCoreApplication::exit(problem.empty() ? kExitOk : kExitBadInput);
+    });
+}
+
+/// The desktop app: the window, crash recovery and the scripted edits.
+int runWindow(const QCommandLineParser& parser, const PlannerOptions& o, const QString& file) {
+    MainWindow::Options options;
+    options.recovery_dir = moe::widgets::Autosave::defaultDirectory();
+    MainWindow window(options);
+    if (parser.isSet(o.dark))
+        useDarkPalette(window);
+    if (!file.isEmpty())
+        window.openFile(file); // problems are listed in the window's warnings panel
+    window.show();
+    // After a crash or a kill the window offers the unsaved edits it left behind.
+    const bool recover = parser.isSet(o.recover);
+    QTimer::singleShot(0, &window, [&window, recover] { window.offerRecovery(recover); });
+    scheduleTestEdits(window, parser.values(o.test_set));
+    if (parser.isSet(o.dump))
+        scheduleScenarioDump(window, parser.value(o.dump));
+    return QApplication::exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    startTimer().start();
+    if (!prepareScreen(argc, argv))
+        return kExitUsage;
+    QApplication app(argc, argv);
+    setApplicationIdentity();
+
+    QCommandLineParser parser;
+    const PlannerOptions o;
+    o.addTo(parser);
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "moe-planner: %s\n", qPrintable(parser.errorText()));
         return kExitUsage;
@@ -420,7 +523,7 @@ int main(int argc, char** argv) {
         parser.showHelp(kExitOk);
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
-    if (parser.isSet(list_samples_option)) {
+    if (parser.isSet(o.list_samples)) {
         for (const QString& path : MainWindow::sampleFiles())
             std::printf("%s\n", qPrintable(QDir::toNativeSeparators(path)));
         return kExitOk;
@@ -432,84 +535,17 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     const QString file = positional.value(0);
-    const bool dark = parser.isSet(dark_option);
-
-    if (parser.isSet(export_option)) {
-        QStringList formats;
-        for (const QString& format : parser.value(format_option).split(',', Qt::SkipEmptyParts)) {
-            const QString f = format.trimmed().toLower();
-            if (f != QLatin1String("svg") && f != QLatin1String("png") &&
-                f != QLatin1String("pdf")) {
-                std::fprintf(stderr, "moe-planner: unknown format '%s' (use svg, png or pdf)\n",
-                             qPrintable(format));
-                return kExitUsage;
-            }
-            formats << f;
-        }
-        return runExport(parser.value(export_option), formats, file);
-    }
-
-    if (parser.isSet(report_option))
-        return runReport(parser.value(report_option), file, parser.value(baseline_option));
-    if (parser.isSet(baseline_option)) {
+    if (parser.isSet(o.export_dir))
+        return runExportMode(parser, o, file);
+    if (parser.isSet(o.report))
+        return runReport(parser.value(o.report), file, parser.value(o.baseline));
+    if (parser.isSet(o.baseline)) {
         std::fprintf(stderr, "moe-planner: --baseline needs --report\n");
         return kExitUsage;
     }
-
-    if (parser.isSet(screenshot_option)) {
-        const QStringList parts = parser.value(size_option).split('x');
-        const QSize size(parts.value(0).toInt(), parts.value(1).toInt());
-        if (parts.size() != 2 || size.width() < 200 || size.height() < 200) {
-            std::fprintf(stderr, "moe-planner: --size expects WxH, e.g. 1600x1000\n");
-            return kExitUsage;
-        }
-        return runScreenshot(parser.value(screenshot_option), size, dark, file);
-    }
-    if (parser.isSet(bench_option)) {
-        bool ok = false;
-        const int repeat = parser.value(repeat_option).toInt(&ok);
-        if (!ok || repeat < 1) {
-            std::fprintf(stderr, "moe-planner: --repeat expects a positive number\n");
-            return kExitUsage;
-        }
-        return runBench(repeat, file);
-    }
-
-    MainWindow::Options options;
-    options.recovery_dir = moe::widgets::Autosave::defaultDirectory();
-    MainWindow window(options);
-    if (dark)
-        useDarkPalette(window);
-    if (!file.isEmpty())
-        window.openFile(file); // problems are listed in the window's warnings panel
-    window.show();
-    // After a crash or a kill the window offers the unsaved edits it left behind.
-    const bool recover = parser.isSet(recover_option);
-    QTimer::singleShot(0, &window, [&window, recover] { window.offerRecovery(recover); });
-    const QStringList edits = parser.values(test_set_option);
-    if (!edits.isEmpty()) {
-        QTimer::singleShot(0, &window, [&window, edits] {
-            for (const QString& edit : edits) {
-                const qsizetype eq = edit.indexOf('=');
-                const moe::Diagnostics problems =
-                    window.document()->setField(edit.left(eq), edit.mid(eq + 1));
-                if (eq < 0 || moe::hasErrors(problems))
-                    std::fprintf(stderr, "moe-planner: --test-set %s: %s\n", qPrintable(edit),
-                                 eq < 0 ? "expected key=value" : moe::formatAll(problems).c_str());
-            }
-        });
-    }
-    if (parser.isSet(dump_option)) {
-        const QString out = parser.value(dump_option);
-        QTimer::singleShot(0, &window, [&window, out] {
-            const moe::widgets::ScenarioDocument* doc = window.document();
-            const std::string problem =
-                moe::saveScenarioText(doc->scenario(), doc->origin(), out.toStdString());
-            if (!problem.empty())
-                std::fprintf(stderr, "moe-planner: %s\n", problem.c_str());
-            // Not a clean close: a restored session keeps its recovery file until saved.
-            QCoreApplication::exit(problem.empty() ? kExitOk : kExitBadInput);
-        });
-    }
-    return QApplication::exec();
+    if (parser.isSet(o.screenshot))
+        return runScreenshotMode(parser, o, file);
+    if (parser.isSet(o.bench))
+        return runBenchMode(parser, o, file);
+    return runWindow(parser, o, file);
 }

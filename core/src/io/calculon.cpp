@@ -68,29 +68,14 @@ double tidy(double v) {
     return std::round(v * scale) / scale;
 }
 
-} // namespace
-
-CalculonExport exportCalculon(const Scenario& s) {
-    CalculonExport result;
+/// application (model) JSON: the dense part of the model. Calculon's MLP has two matrices (h x
+/// ff, ff x h); the scenario's FFNs are SwiGLU with three (two h x f, one f x h), so ff = 1.5 f
+/// keeps FLOPs and weights. A MoE layer becomes the dense MLP a token runs through: top-k routed
+/// experts plus the shared ones. Calculon's blocks are all alike, so dense and MoE layers are
+/// averaged over the layers.
+json calculonModel(const Scenario& s, std::vector<std::string>& notes) {
     const ModelSpec& m = s.model;
     const LayoutSpec& l = s.layout;
-    const ClusterSpec& c = s.cluster;
-    if (m.weight_precision == Precision::fp32) {
-        Diagnostic d;
-        d.field = "model.precision.weights";
-        d.message = "Calculon needs TFLOPS for its datatype and the scenario has none for FP32 "
-                    "weights; export a bf16, fp16 or fp8 scenario";
-        result.diagnostics.push_back(std::move(d));
-        return result;
-    }
-    CalculonFiles files;
-    std::vector<std::string>& notes = files.notes;
-
-    // The model. Calculon's MLP has two matrices (h x ff, ff x h); the scenario's FFNs are
-    // SwiGLU with three (two h x f, one f x h), so ff = 1.5 f keeps FLOPs and weights. A MoE
-    // layer becomes the dense MLP a token runs through: top-k routed experts plus the shared
-    // ones. Calculon's blocks are all alike, so dense and MoE layers are averaged over the
-    // layers.
     const double moe_ffn = m.isMoe()
                                ? static_cast<double>(m.top_k) * m.expert_ffn_hidden +
                                      static_cast<double>(m.shared_experts) * m.effectiveSharedFfn()
@@ -142,7 +127,15 @@ CalculonExport exportCalculon(const Scenario& s) {
     notes.push_back("vocabulary (" + std::to_string(m.vocab) +
                     "), embedding and output head: Calculon counts transformer blocks only");
 
-    // The execution.
+    return model;
+}
+
+/// execution JSON: the layout on Calculon's two network tiers, batch, recompute, sharding.
+json calculonExecution(const Scenario& s, std::vector<std::string>& notes) {
+    const ModelSpec& m = s.model;
+    const LayoutSpec& l = s.layout;
+    const ClusterSpec& c = s.cluster;
+    const int cp = l.cp;
     const HardwareGraph graph = buildHardwareGraph(c);
     const Placement placement = placeLayout(s, graph);
     auto tier = [&](GroupKind k) {
@@ -194,7 +187,11 @@ CalculonExport exportCalculon(const Scenario& s) {
                         toString(m.compute_precision) + " with " + toString(m.weight_precision) +
                         " weights");
 
-    // The system: the scenario's hardware, Calculon's efficiencies.
+    return exe;
+}
+
+/// system JSON: the scenario's hardware with Calculon's own efficiencies.
+json calculonSystem(const ClusterSpec& c, std::vector<std::string>& notes) {
     json sys;
     auto unit = [](double tflops, const json& efficiency) {
         json u;
@@ -239,6 +236,25 @@ CalculonExport exportCalculon(const Scenario& s) {
                     " GPUs) and the fabric; oversubscription, rails and leaf/spine hops are not "
                     "in Calculon's model");
 
+    return sys;
+}
+
+} // namespace
+
+CalculonExport exportCalculon(const Scenario& s) {
+    CalculonExport result;
+    if (s.model.weight_precision == Precision::fp32) {
+        Diagnostic d;
+        d.field = "model.precision.weights";
+        d.message = "Calculon needs TFLOPS for its datatype and the scenario has none for FP32 "
+                    "weights; export a bf16, fp16 or fp8 scenario";
+        result.diagnostics.push_back(std::move(d));
+        return result;
+    }
+    CalculonFiles files;
+    const json model = calculonModel(s, files.notes);
+    const json exe = calculonExecution(s, files.notes);
+    const json sys = calculonSystem(s.cluster, files.notes);
     files.model_json = model.dump(2) + "\n";
     files.execution_json = exe.dump(2) + "\n";
     files.system_json = sys.dump(2) + "\n";
@@ -359,6 +375,203 @@ struct Reader {
     }
 };
 
+/// The application (model) file's fields.
+struct CalculonModel {
+    std::optional<int64_t> hidden, feedforward, seq, heads, attn_size, blocks;
+};
+
+CalculonModel readCalculonModel(Reader& r, const json& model, const std::string& mf,
+                                const std::string& model_text) {
+    CalculonModel f;
+    f.hidden = r.integer(model, "hidden", mf, model_text);
+    f.feedforward = r.integer(model, "feedforward", mf, model_text);
+    f.seq = r.integer(model, "seq_size", mf, model_text);
+    f.heads = r.integer(model, "attn_heads", mf, model_text);
+    f.attn_size = r.integer(model, "attn_size", mf, model_text);
+    f.blocks = r.integer(model, "num_blocks", mf, model_text);
+    return f;
+}
+
+/// The execution file's fields.
+struct CalculonExecution {
+    std::optional<int64_t> procs, tp, pp, dp, batch, micro, interleaving;
+    std::optional<std::string> datatype, attention, recompute;
+    std::optional<bool> sharding, training;
+};
+
+CalculonExecution readCalculonExecution(Reader& r, const json& exe, const std::string& ef,
+                                        const std::string& exe_text) {
+    CalculonExecution f;
+    f.procs = r.integer(exe, "num_procs", ef, exe_text);
+    f.tp = r.integer(exe, "tensor_par", ef, exe_text);
+    f.pp = r.integer(exe, "pipeline_par", ef, exe_text);
+    f.dp = r.integer(exe, "data_par", ef, exe_text);
+    f.batch = r.integer(exe, "batch_size", ef, exe_text);
+    f.micro = r.integer(exe, "microbatch_size", ef, exe_text);
+    f.datatype =
+        r.choice(exe, "datatype", {"bfloat16", "float16", "float8", "float32"}, ef, exe_text);
+    f.attention = r.choice(exe, "attention_type", {"multihead", "multiquery"}, ef, exe_text);
+    f.recompute =
+        r.choice(exe, "activation_recompute", {"full", "attn_only", "none"}, ef, exe_text);
+    f.interleaving = r.integer(exe, "pipeline_interleaving", ef, exe_text);
+    f.sharding = r.boolean(exe, "optimizer_sharding", ef, exe_text);
+    f.training = r.boolean(exe, "training", ef, exe_text);
+    return f;
+}
+
+/// The system file's fields: compute, HBM and the two network tiers.
+struct CalculonSystem {
+    const json* matrix = nullptr;
+    std::optional<double> gib, gbps, up_bw, up_latency, out_bw, out_latency;
+    std::optional<int64_t> up_size;
+};
+
+/// Reads the system file; nullopt when it, or a file read before it, has an error.
+std::optional<CalculonSystem> readCalculonSystem(Reader& r, const json& sys, const std::string& sf,
+                                                 const std::string& sys_text) {
+    CalculonSystem f;
+    f.matrix = r.field(sys, "matrix", sf);
+    const json* mem1 = r.field(sys, "mem1", sf);
+    const json* networks = r.field(sys, "networks", sf);
+    if (!r.ok)
+        return std::nullopt;
+    if (!networks->is_array() || networks->size() < 2 || !(*networks)[0].is_object() ||
+        !(*networks)[1].is_object()) {
+        r.error(sf, Reader::lineOfKey(sys_text, "networks"),
+                "\"networks\": expected two tiers (NVLink, then the fabric)");
+        return std::nullopt;
+    }
+    if (!mem1->is_object() || !f.matrix->is_object()) {
+        r.error(sf, Reader::lineOfKey(sys_text, "mem1"), "\"matrix\" and \"mem1\" must be objects");
+        return std::nullopt;
+    }
+    f.gib = r.number(*mem1, "GiB", sf, sys_text);
+    f.gbps = r.number(*mem1, "GBps", sf, sys_text);
+    const json& up = (*networks)[0];
+    const json& out = (*networks)[1];
+    f.up_bw = r.number(up, "bandwidth", sf, sys_text);
+    f.up_size = r.integer(up, "size", sf, sys_text);
+    f.up_latency = r.number(up, "latency", sf, sys_text);
+    f.out_bw = r.number(out, "bandwidth", sf, sys_text);
+    f.out_latency = r.number(out, "latency", sf, sys_text);
+    if (!r.ok)
+        return std::nullopt;
+    return f;
+}
+
+/// Calculon's own checks (llm.py Execution.__init__) and the system's fit to the execution.
+void checkCalculonConsistency(Reader& r, const CalculonExecution& e, const CalculonSystem& sys,
+                              const CalculonImportOptions& o, const std::string& exe_text,
+                              const std::string& sys_text) {
+    const std::string& ef = o.execution_label;
+    const std::string& sf = o.system_label;
+    if (*e.procs != *e.tp * *e.pp * *e.dp)
+        r.error(ef, Reader::lineOfKey(exe_text, "num_procs"),
+                "\"num_procs\" " + std::to_string(*e.procs) +
+                    " is not tensor x pipeline x data = " + std::to_string(*e.tp * *e.pp * *e.dp) +
+                    " (Calculon refuses it too)");
+    if (*e.batch % *e.dp != 0 || (*e.batch / *e.dp) % *e.micro != 0)
+        r.error(ef, Reader::lineOfKey(exe_text, "batch_size"),
+                "\"batch_size\" " + std::to_string(*e.batch) +
+                    " is not a whole number of micro-batches per data-parallel rank");
+    if (!*e.training)
+        r.error(ef, Reader::lineOfKey(exe_text, "training"),
+                "\"training\": false is inference; the planner models training");
+    const std::string type_key = *e.datatype == "float32" ? "" : *e.datatype;
+    if (type_key.empty() || !sys.matrix->contains(type_key))
+        r.error(sf, Reader::lineOfKey(sys_text, "matrix"),
+                "\"matrix\" has no \"" + *e.datatype + "\" entry for the execution's datatype" +
+                    (type_key.empty() ? " (FP32 has no TFLOPS field in the scenario)" : ""));
+    if (*sys.up_size < 1 || *e.procs % *sys.up_size != 0)
+        r.error(sf, Reader::lineOfKey(sys_text, "size"),
+                "the first network tier's size " + std::to_string(*sys.up_size) +
+                    " does not divide the " + std::to_string(*e.procs) + " processors");
+}
+
+/// The model: a dense transformer with Calculon's sizes and datatype.
+void applyCalculonModel(Scenario& s, const CalculonModel& f, const CalculonExecution& e,
+                        const CalculonImportOptions& o, std::vector<std::string>& notes) {
+    ModelSpec& m = s.model;
+    m = ModelSpec{};
+    m.name = std::filesystem::path(o.model_label).stem().string();
+    m.vocab = o.base.model.vocab;
+    m.layers = static_cast<int>(*f.blocks);
+    m.hidden = static_cast<int>(*f.hidden);
+    m.heads = static_cast<int>(*f.heads);
+    m.kv_heads = *e.attention == "multiquery" ? 1 : m.heads;
+    m.head_dim = m.heads > 0 && m.hidden % m.heads == 0 && m.hidden / m.heads == *f.attn_size
+                     ? 0
+                     : static_cast<int>(*f.attn_size);
+    m.seq_len = static_cast<int>(*f.seq);
+    // Calculon's 2-matrix MLP of width ff is a SwiGLU of 2/3 ff (same FLOPs and weights), kept
+    // a multiple of TP as the scenario requires.
+    m.ffn_hidden =
+        static_cast<int>(std::lround(*f.feedforward * 2.0 / 3.0 / static_cast<double>(*e.tp))) *
+        static_cast<int>(*e.tp);
+    const Precision p = *e.datatype == "bfloat16"  ? Precision::bf16
+                        : *e.datatype == "float16" ? Precision::fp16
+                                                   : Precision::fp8;
+    m.weight_precision = m.activation_precision = m.dispatch_precision = m.compute_precision = p;
+    notes.push_back("model: a dense transformer (Calculon has no experts); SwiGLU FFN " +
+                    std::to_string(m.ffn_hidden) + " = 2/3 of Calculon's feedforward " +
+                    std::to_string(*f.feedforward));
+    notes.push_back("vocabulary " + std::to_string(m.vocab) +
+                    ", routing and economics from the base scenario (not in Calculon's "
+                    "files)");
+}
+
+/// Batch, recompute, optimizer sharding and the TP/PP/DP layout.
+void applyCalculonExecution(Scenario& s, const CalculonExecution& e) {
+    TrainingSpec& t = s.training;
+    t.global_batch = *e.batch;
+    t.micro_batch = static_cast<int>(*e.micro);
+    t.recompute = *e.recompute == "full"        ? Recompute::full
+                  : *e.recompute == "attn_only" ? Recompute::selective
+                                                : Recompute::none;
+    t.zero_stage = *e.sharding ? 1 : 0;
+
+    LayoutSpec& l = s.layout;
+    l = LayoutSpec{};
+    l.tp = static_cast<int>(*e.tp);
+    l.pp = static_cast<int>(*e.pp);
+    l.dp = static_cast<int>(*e.dp);
+    l.vpp = static_cast<int>(*e.interleaving);
+    l.schedule = l.vpp > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+}
+
+/// The cluster: the base's, reshaped to Calculon's processor count and NVLink tier, with its
+/// figures where they differ.
+void applyCalculonSystem(Scenario& s, const CalculonSystem& f, int64_t procs,
+                         std::vector<std::string>& notes) {
+    ClusterSpec& c = s.cluster;
+    const json& matrix = *f.matrix;
+    if (c.gpusPerScaleUpDomain() != *f.up_size) {
+        c.gpus_per_node = static_cast<int>(*f.up_size);
+        c.scale_up_domain = ScaleUpDomain::node;
+        c.rack_nodes.clear();
+        notes.push_back("cluster: nodes of " + std::to_string(*f.up_size) +
+                        " GPUs (Calculon's first network tier)");
+    }
+    c.nodes = static_cast<int>(procs / c.gpus_per_node);
+    c.nics_per_node = std::min(c.nics_per_node, c.gpus_per_node);
+    for (const char* half : {"float16", "bfloat16"})
+        if (matrix.contains(half))
+            c.gpu.bf16_tflops = matrix[half].value("tflops", c.gpu.bf16_tflops);
+    if (matrix.contains("float8"))
+        c.gpu.fp8_tflops = matrix["float8"].value("tflops", c.gpu.fp8_tflops);
+    c.gpu.hbm_gb = tidy(*f.gib * kBytesPerGiB / 1e9);
+    c.gpu.hbm_tbps = tidy(*f.gbps / 1000);
+    c.gpu.scale_up_gbps = *f.up_bw;
+    c.gpu.scale_up_latency_us = tidy(*f.up_latency * 1e6);
+    // Calculon's fabric bandwidth is per processor at line rate: back to one NIC's achievable
+    // rate with the base NIC's achievable share.
+    const double share = c.nic.bandwidth_gbps / (c.nic.speed_gbit / 8.0);
+    c.nic.bandwidth_gbps = tidy(*f.out_bw * c.gpus_per_node / c.nics_per_node * share);
+    c.nic.latency_us = tidy(*f.out_latency * 1e6);
+    notes.push_back("efficiencies in Calculon's system file are its own calibration; the "
+                    "planner applies its own");
+}
+
 } // namespace
 
 CalculonImport importCalculon(const std::string& model_text, const std::string& exe_text,
@@ -370,156 +583,21 @@ CalculonImport importCalculon(const std::string& model_text, const std::string& 
     const std::optional<json> sys = r.parse(sys_text, o.system_label);
     if (!model || !exe || !sys)
         return result;
-    const std::string& mf = o.model_label;
-    const std::string& ef = o.execution_label;
-    const std::string& sf = o.system_label;
-
-    const auto hidden = r.integer(*model, "hidden", mf, model_text);
-    const auto feedforward = r.integer(*model, "feedforward", mf, model_text);
-    const auto seq = r.integer(*model, "seq_size", mf, model_text);
-    const auto heads = r.integer(*model, "attn_heads", mf, model_text);
-    const auto attn_size = r.integer(*model, "attn_size", mf, model_text);
-    const auto blocks = r.integer(*model, "num_blocks", mf, model_text);
-
-    const auto procs = r.integer(*exe, "num_procs", ef, exe_text);
-    const auto tp = r.integer(*exe, "tensor_par", ef, exe_text);
-    const auto pp = r.integer(*exe, "pipeline_par", ef, exe_text);
-    const auto dp = r.integer(*exe, "data_par", ef, exe_text);
-    const auto batch = r.integer(*exe, "batch_size", ef, exe_text);
-    const auto micro = r.integer(*exe, "microbatch_size", ef, exe_text);
-    const auto datatype =
-        r.choice(*exe, "datatype", {"bfloat16", "float16", "float8", "float32"}, ef, exe_text);
-    const auto attention =
-        r.choice(*exe, "attention_type", {"multihead", "multiquery"}, ef, exe_text);
-    const auto recompute =
-        r.choice(*exe, "activation_recompute", {"full", "attn_only", "none"}, ef, exe_text);
-    const auto interleaving = r.integer(*exe, "pipeline_interleaving", ef, exe_text);
-    const auto sharding = r.boolean(*exe, "optimizer_sharding", ef, exe_text);
-    const auto training = r.boolean(*exe, "training", ef, exe_text);
-
-    const json* matrix = r.field(*sys, "matrix", sf);
-    const json* mem1 = r.field(*sys, "mem1", sf);
-    const json* networks = r.field(*sys, "networks", sf);
-    if (!r.ok)
+    const CalculonModel model_fields = readCalculonModel(r, *model, o.model_label, model_text);
+    const CalculonExecution exe_fields =
+        readCalculonExecution(r, *exe, o.execution_label, exe_text);
+    const std::optional<CalculonSystem> sys_fields =
+        readCalculonSystem(r, *sys, o.system_label, sys_text);
+    if (!sys_fields)
         return result;
-    if (!networks->is_array() || networks->size() < 2 || !(*networks)[0].is_object() ||
-        !(*networks)[1].is_object()) {
-        r.error(sf, Reader::lineOfKey(sys_text, "networks"),
-                "\"networks\": expected two tiers (NVLink, then the fabric)");
-        return result;
-    }
-    if (!mem1->is_object() || !matrix->is_object()) {
-        r.error(sf, Reader::lineOfKey(sys_text, "mem1"), "\"matrix\" and \"mem1\" must be objects");
-        return result;
-    }
-    const auto gib = r.number(*mem1, "GiB", sf, sys_text);
-    const auto gbps = r.number(*mem1, "GBps", sf, sys_text);
-    const json& up = (*networks)[0];
-    const json& out = (*networks)[1];
-    const auto up_bw = r.number(up, "bandwidth", sf, sys_text);
-    const auto up_size = r.integer(up, "size", sf, sys_text);
-    const auto up_latency = r.number(up, "latency", sf, sys_text);
-    const auto out_bw = r.number(out, "bandwidth", sf, sys_text);
-    const auto out_latency = r.number(out, "latency", sf, sys_text);
-    if (!r.ok)
-        return result;
-    // Calculon's own checks (llm.py Execution.__init__).
-    if (*procs != *tp * *pp * *dp)
-        r.error(ef, Reader::lineOfKey(exe_text, "num_procs"),
-                "\"num_procs\" " + std::to_string(*procs) + " is not tensor x pipeline x data = " +
-                    std::to_string(*tp * *pp * *dp) + " (Calculon refuses it too)");
-    if (*batch % *dp != 0 || (*batch / *dp) % *micro != 0)
-        r.error(ef, Reader::lineOfKey(exe_text, "batch_size"),
-                "\"batch_size\" " + std::to_string(*batch) +
-                    " is not a whole number of micro-batches per data-parallel rank");
-    if (!*training)
-        r.error(ef, Reader::lineOfKey(exe_text, "training"),
-                "\"training\": false is inference; the planner models training");
-    const std::string type_key = *datatype == "float32" ? "" : *datatype;
-    if (type_key.empty() || !matrix->contains(type_key))
-        r.error(sf, Reader::lineOfKey(sys_text, "matrix"),
-                "\"matrix\" has no \"" + *datatype + "\" entry for the execution's datatype" +
-                    (type_key.empty() ? " (FP32 has no TFLOPS field in the scenario)" : ""));
-    if (*up_size < 1 || *procs % *up_size != 0)
-        r.error(sf, Reader::lineOfKey(sys_text, "size"),
-                "the first network tier's size " + std::to_string(*up_size) +
-                    " does not divide the " + std::to_string(*procs) + " processors");
+    checkCalculonConsistency(r, exe_fields, *sys_fields, o, exe_text, sys_text);
     if (!r.ok)
         return result;
 
     Scenario s = o.base;
-    ModelSpec& m = s.model;
-    m = ModelSpec{};
-    m.name = std::filesystem::path(o.model_label).stem().string();
-    m.vocab = o.base.model.vocab;
-    m.layers = static_cast<int>(*blocks);
-    m.hidden = static_cast<int>(*hidden);
-    m.heads = static_cast<int>(*heads);
-    m.kv_heads = *attention == "multiquery" ? 1 : m.heads;
-    m.head_dim = m.heads > 0 && m.hidden % m.heads == 0 && m.hidden / m.heads == *attn_size
-                     ? 0
-                     : static_cast<int>(*attn_size);
-    m.seq_len = static_cast<int>(*seq);
-    // Calculon's 2-matrix MLP of width ff is a SwiGLU of 2/3 ff (same FLOPs and weights), kept
-    // a multiple of TP as the scenario requires.
-    m.ffn_hidden =
-        static_cast<int>(std::lround(*feedforward * 2.0 / 3.0 / static_cast<double>(*tp))) *
-        static_cast<int>(*tp);
-    const Precision p = *datatype == "bfloat16"  ? Precision::bf16
-                        : *datatype == "float16" ? Precision::fp16
-                                                 : Precision::fp8;
-    m.weight_precision = m.activation_precision = m.dispatch_precision = m.compute_precision = p;
-    result.notes.push_back("model: a dense transformer (Calculon has no experts); SwiGLU FFN " +
-                           std::to_string(m.ffn_hidden) + " = 2/3 of Calculon's feedforward " +
-                           std::to_string(*feedforward));
-    result.notes.push_back("vocabulary " + std::to_string(m.vocab) +
-                           ", routing and economics from the base scenario (not in Calculon's "
-                           "files)");
-
-    TrainingSpec& t = s.training;
-    t.global_batch = *batch;
-    t.micro_batch = static_cast<int>(*micro);
-    t.recompute = *recompute == "full"        ? Recompute::full
-                  : *recompute == "attn_only" ? Recompute::selective
-                                              : Recompute::none;
-    t.zero_stage = *sharding ? 1 : 0;
-
-    LayoutSpec& l = s.layout;
-    l = LayoutSpec{};
-    l.tp = static_cast<int>(*tp);
-    l.pp = static_cast<int>(*pp);
-    l.dp = static_cast<int>(*dp);
-    l.vpp = static_cast<int>(*interleaving);
-    l.schedule = l.vpp > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
-
-    // The cluster: the base's, reshaped to Calculon's processor count and NVLink tier, with
-    // its figures where they differ.
-    ClusterSpec& c = s.cluster;
-    if (c.gpusPerScaleUpDomain() != *up_size) {
-        c.gpus_per_node = static_cast<int>(*up_size);
-        c.scale_up_domain = ScaleUpDomain::node;
-        c.rack_nodes.clear();
-        result.notes.push_back("cluster: nodes of " + std::to_string(*up_size) +
-                               " GPUs (Calculon's first network tier)");
-    }
-    c.nodes = static_cast<int>(*procs / c.gpus_per_node);
-    c.nics_per_node = std::min(c.nics_per_node, c.gpus_per_node);
-    for (const char* half : {"float16", "bfloat16"})
-        if (matrix->contains(half))
-            c.gpu.bf16_tflops = (*matrix)[half].value("tflops", c.gpu.bf16_tflops);
-    if (matrix->contains("float8"))
-        c.gpu.fp8_tflops = (*matrix)["float8"].value("tflops", c.gpu.fp8_tflops);
-    c.gpu.hbm_gb = tidy(*gib * kBytesPerGiB / 1e9);
-    c.gpu.hbm_tbps = tidy(*gbps / 1000);
-    c.gpu.scale_up_gbps = *up_bw;
-    c.gpu.scale_up_latency_us = tidy(*up_latency * 1e6);
-    // Calculon's fabric bandwidth is per processor at line rate: back to one NIC's achievable
-    // rate with the base NIC's achievable share.
-    const double share = c.nic.bandwidth_gbps / (c.nic.speed_gbit / 8.0);
-    c.nic.bandwidth_gbps = tidy(*out_bw * c.gpus_per_node / c.nics_per_node * share);
-    c.nic.latency_us = tidy(*out_latency * 1e6);
-    result.notes.push_back("efficiencies in Calculon's system file are its own calibration; the "
-                           "planner applies its own");
+    applyCalculonModel(s, model_fields, exe_fields, o, result.notes);
+    applyCalculonExecution(s, exe_fields);
+    applyCalculonSystem(s, *sys_fields, *exe_fields.procs, result.notes);
 
     LoadResult loaded =
         loadScenarioTextWithOverrides(toYaml(s), o.model_label, o.base_dir, o.overrides);

@@ -129,83 +129,101 @@ int rows(int count) {
     return (count + kPerRow - 1) / kPerRow;
 }
 
-} // namespace
+/// Shape sizes of one export: a node holds its GPUs in rows of 8, its NVSwitch and its NICs
+/// (detailed), or one box of each (compact).
+struct NodeBox {
+    bool detailed = false;
+    int gpn = 0;
+    int nics_per_node = 0;
+    bool node_switch = false, rack_switch = false;
+    int inner_w = 0, node_w = 0, node_h = 0, rack_w = 0;
+    int gpu_block = 0, switch_block = 0;
+};
 
-std::string exportDrawio(const Scenario& s) {
-    const ClusterSpec& c = s.cluster;
-    const HardwareGraph g = buildHardwareGraph(c);
-    const bool detailed = g.gpuCount() <= kDrawioDetailedGpuLimit;
-    const int gpn = g.gpus_per_node;
-    const int nics_per_node = g.gpuCount() > 0 && c.nodes > 0 ? g.nics / c.nodes : 0;
-    const bool node_switch = c.scale_up_domain == ScaleUpDomain::node && g.scale_up_switches > 0;
-    const bool rack_switch = c.scale_up_domain == ScaleUpDomain::rack && g.scale_up_switches > 0;
+NodeBox nodeBox(const ClusterSpec& c, const HardwareGraph& g) {
+    NodeBox b;
+    b.detailed = g.gpuCount() <= kDrawioDetailedGpuLimit;
+    b.gpn = g.gpus_per_node;
+    b.nics_per_node = g.gpuCount() > 0 && c.nodes > 0 ? g.nics / c.nodes : 0;
+    b.node_switch = c.scale_up_domain == ScaleUpDomain::node && g.scale_up_switches > 0;
+    b.rack_switch = c.scale_up_domain == ScaleUpDomain::rack && g.scale_up_switches > 0;
+    const int per_row = b.detailed ? std::min(b.gpn, kPerRow) : 1;
+    b.inner_w = b.detailed ? per_row * (kGpuW + kGap) - kGap : 2 * kGpuW + kGap;
+    b.node_w = std::max(b.inner_w, 2 * kGpuW) + 2 * kPad;
+    const int gpu_rows = b.detailed ? rows(b.gpn) : 1;
+    const int nic_rows = b.detailed ? rows(std::max(1, b.nics_per_node)) : 1;
+    b.gpu_block = gpu_rows * (kGpuH + kGap);
+    b.switch_block = b.node_switch ? kSwitchH + kGap : 0;
+    b.node_h = kNodeHeader + kPad + b.gpu_block + b.switch_block +
+               (b.nics_per_node > 0 ? nic_rows * (kNicH + kGap) : 0) + kPad;
+    b.rack_w = b.node_w + 2 * kPad;
+    return b;
+}
 
-    // A node: GPUs in rows of 8, its NVSwitch, its NICs (detailed); or one box of each.
-    const int per_row = detailed ? std::min(gpn, kPerRow) : 1;
-    const int inner_w = detailed ? per_row * (kGpuW + kGap) - kGap : 2 * kGpuW + kGap;
-    const int node_w = std::max(inner_w, 2 * kGpuW) + 2 * kPad;
-    const int gpu_rows = detailed ? rows(gpn) : 1;
-    const int nic_rows = detailed ? rows(std::max(1, nics_per_node)) : 1;
-    const int gpu_block = gpu_rows * (kGpuH + kGap);
-    const int switch_block = node_switch ? kSwitchH + kGap : 0;
-    const int node_h = kNodeHeader + kPad + gpu_block + switch_block +
-                       (nics_per_node > 0 ? nic_rows * (kNicH + kGap) : 0) + kPad;
-    const int rack_w = node_w + 2 * kPad;
+/// One node's container and its GPUs and NICs (or one GPU box and one NIC box).
+void writeNode(Writer& w, const NodeBox& b, const ClusterSpec& c, int node,
+               const std::string& rack_id, int slot) {
+    const int gpn = b.gpn;
+    const std::string node_id = "node-" + std::to_string(node);
+    w.vertex(node_id, rack_id,
+             "Node " + std::to_string(node) + ": " + std::to_string(gpn) + " x " + c.gpu.name,
+             kNodeStyle, kPad, kRackHeader + kPad + slot * (b.node_h + kPad), b.node_w, b.node_h);
+    const int gpus_y = kNodeHeader + kPad;
+    const int switch_y = gpus_y + b.gpu_block;
+    const int nics_y = switch_y + b.switch_block;
+    if (b.detailed) {
+        for (int i = 0; i < gpn; ++i) {
+            const int gpu = node * gpn + i;
+            w.vertex("gpu-" + std::to_string(gpu), node_id, "GPU " + std::to_string(gpu), kGpuStyle,
+                     kPad + (i % kPerRow) * (kGpuW + kGap), gpus_y + (i / kPerRow) * (kGpuH + kGap),
+                     kGpuW, kGpuH);
+        }
+        for (int i = 0; i < b.nics_per_node; ++i) {
+            const int nic = node * b.nics_per_node + i;
+            w.vertex("nic-" + std::to_string(nic), node_id, "NIC " + std::to_string(i), kNicStyle,
+                     kPad + (i % kPerRow) * (kNicW + kGap), nics_y + (i / kPerRow) * (kNicH + kGap),
+                     kNicW, kNicH);
+        }
+    } else {
+        w.vertex("gpus-" + std::to_string(node), node_id, std::to_string(gpn) + " x GPU", kGpuStyle,
+                 kPad, gpus_y, kGpuW, kGpuH);
+        if (b.nics_per_node > 0)
+            w.vertex("nics-" + std::to_string(node), node_id,
+                     std::to_string(b.nics_per_node) + " x NIC", kNicStyle, kPad, nics_y, kNicW,
+                     kNicH);
+    }
+}
 
-    Writer w;
+/// Racks in rows below the switch rows, each with its nodes; returns the racks' total width.
+int writeRacks(Writer& w, const NodeBox& b, const ClusterSpec& c, const HardwareGraph& g) {
     const int racks = g.rackCount();
     const int top = (g.spines > 0 ? kRowGap : 0) + (g.leaves > 0 ? kRowGap : 0);
+    const int rack_switch_h = b.rack_switch ? kSwitchH + kPad : 0;
     int widest = 0;
     int tallest = 0;
     for (int r = 0; r < racks; ++r)
-        tallest = std::max(tallest, kRackHeader + kPad + g.nodesInRack(r) * (node_h + kPad) +
-                                        (rack_switch ? kSwitchH + kPad : 0));
+        tallest = std::max(tallest, kRackHeader + kPad + g.nodesInRack(r) * (b.node_h + kPad) +
+                                        rack_switch_h);
     for (int r = 0; r < racks; ++r) {
         const int nodes = g.nodesInRack(r);
-        const int x = (r % kRacksPerRow) * (rack_w + kRackGap);
+        const int x = (r % kRacksPerRow) * (b.rack_w + kRackGap);
         const int y = top + (r / kRacksPerRow) * (tallest + kRackGap);
-        const int rack_h =
-            kRackHeader + kPad + nodes * (node_h + kPad) + (rack_switch ? kSwitchH + kPad : 0);
+        const int rack_h = kRackHeader + kPad + nodes * (b.node_h + kPad) + rack_switch_h;
         const std::string rack_id = "rack-" + std::to_string(r);
         w.vertex(rack_id, "1",
                  "Rack " + std::to_string(r) + " (" + std::to_string(nodes) +
                      (nodes == 1 ? " node)" : " nodes)"),
-                 kRackStyle, x, y, rack_w, rack_h);
-        widest = std::max(widest, x + rack_w);
-        for (int k = 0; k < nodes; ++k) {
-            const int node = g.rack_first_node[static_cast<std::size_t>(r)] + k;
-            const std::string node_id = "node-" + std::to_string(node);
-            w.vertex(node_id, rack_id,
-                     "Node " + std::to_string(node) + ": " + std::to_string(gpn) + " x " +
-                         c.gpu.name,
-                     kNodeStyle, kPad, kRackHeader + kPad + k * (node_h + kPad), node_w, node_h);
-            const int gpus_y = kNodeHeader + kPad;
-            const int switch_y = gpus_y + gpu_block;
-            const int nics_y = switch_y + switch_block;
-            if (detailed) {
-                for (int i = 0; i < gpn; ++i) {
-                    const int gpu = node * gpn + i;
-                    w.vertex("gpu-" + std::to_string(gpu), node_id, "GPU " + std::to_string(gpu),
-                             kGpuStyle, kPad + (i % kPerRow) * (kGpuW + kGap),
-                             gpus_y + (i / kPerRow) * (kGpuH + kGap), kGpuW, kGpuH);
-                }
-                for (int i = 0; i < nics_per_node; ++i) {
-                    const int nic = node * nics_per_node + i;
-                    w.vertex("nic-" + std::to_string(nic), node_id, "NIC " + std::to_string(i),
-                             kNicStyle, kPad + (i % kPerRow) * (kNicW + kGap),
-                             nics_y + (i / kPerRow) * (kNicH + kGap), kNicW, kNicH);
-                }
-            } else {
-                w.vertex("gpus-" + std::to_string(node), node_id, std::to_string(gpn) + " x GPU",
-                         kGpuStyle, kPad, gpus_y, kGpuW, kGpuH);
-                if (nics_per_node > 0)
-                    w.vertex("nics-" + std::to_string(node), node_id,
-                             std::to_string(nics_per_node) + " x NIC", kNicStyle, kPad, nics_y,
-                             kNicW, kNicH);
-            }
-        }
+                 kRackStyle, x, y, b.rack_w, rack_h);
+        widest = std::max(widest, x + b.rack_w);
+        for (int k = 0; k < nodes; ++k)
+            writeNode(w, b, c, g.rack_first_node[static_cast<std::size_t>(r)] + k, rack_id, k);
     }
-    // NVSwitches: inside their node, or at the bottom of their rack.
+    return widest;
+}
+
+/// NVSwitches: inside their node, or at the bottom of their rack.
+void writeScaleUpSwitches(Writer& w, const NodeBox& b, const ClusterSpec& c,
+                          const HardwareGraph& g) {
     for (const Vertex& v : g.vertices) {
         if (v.kind != VertexKind::scale_up_switch)
             continue;
@@ -213,14 +231,17 @@ std::string exportDrawio(const Scenario& s) {
         const std::string label = c.gpu.scale_up_fabric + " switch";
         if (v.node >= 0) {
             w.vertex(id, "node-" + std::to_string(v.node), label, kSwitchStyle, kPad,
-                     kNodeHeader + kPad + gpu_block, inner_w, kSwitchH);
+                     kNodeHeader + kPad + b.gpu_block, b.inner_w, kSwitchH);
         } else {
             const int nodes = g.nodesInRack(v.rack);
             w.vertex(id, "rack-" + std::to_string(v.rack), label + " (rack domain)", kSwitchStyle,
-                     kPad, kRackHeader + kPad + nodes * (node_h + kPad), node_w, kSwitchH);
+                     kPad, kRackHeader + kPad + nodes * (b.node_h + kPad), b.node_w, kSwitchH);
         }
     }
-    // Leaves and spines in rows above the racks, spread over their width.
+}
+
+/// Leaves and spines in rows above the racks, spread over their width.
+void writeFabricSwitches(Writer& w, const HardwareGraph& g, int widest) {
     auto spread = [&](int count, int i, int width) {
         const int span = std::max(widest, count * (width + kGap));
         return count <= 1 ? (span - width) / 2 : i * (span - width) / (count - 1);
@@ -233,25 +254,29 @@ std::string exportDrawio(const Scenario& s) {
             w.vertex("spine-" + std::to_string(v.index), "1", v.label, kSwitchStyle,
                      spread(g.spines, v.index, 90), 0, 90, 30);
     }
+}
 
-    auto idOf = [&](int vertex) -> std::string {
-        const Vertex& v = g.vertices[static_cast<std::size_t>(vertex)];
-        switch (v.kind) {
-        case VertexKind::gpu:
-            return detailed ? "gpu-" + std::to_string(v.index) : "gpus-" + std::to_string(v.node);
-        case VertexKind::nic:
-            return detailed ? "nic-" + std::to_string(v.index) : "nics-" + std::to_string(v.node);
-        case VertexKind::scale_up_switch:
-            return "nvswitch-" + std::to_string(v.index);
-        case VertexKind::leaf_switch:
-            return "leaf-" + std::to_string(v.index);
-        case VertexKind::spine_switch:
-            return "spine-" + std::to_string(v.index);
-        }
-        return {};
-    };
-    // Links, merged where several join the same two shapes (parallel uplinks, or a compact
-    // node's eight GPU links).
+/// The id of the shape a graph vertex is drawn as.
+std::string shapeId(const HardwareGraph& g, int vertex, bool detailed) {
+    const Vertex& v = g.vertices[static_cast<std::size_t>(vertex)];
+    switch (v.kind) {
+    case VertexKind::gpu:
+        return detailed ? "gpu-" + std::to_string(v.index) : "gpus-" + std::to_string(v.node);
+    case VertexKind::nic:
+        return detailed ? "nic-" + std::to_string(v.index) : "nics-" + std::to_string(v.node);
+    case VertexKind::scale_up_switch:
+        return "nvswitch-" + std::to_string(v.index);
+    case VertexKind::leaf_switch:
+        return "leaf-" + std::to_string(v.index);
+    case VertexKind::spine_switch:
+        return "spine-" + std::to_string(v.index);
+    }
+    return {};
+}
+
+/// Links, merged where several join the same two shapes (parallel uplinks, or a compact node's
+/// eight GPU links).
+void writeLinks(Writer& w, const HardwareGraph& g, bool detailed) {
     struct Merged {
         LinkKind kind;
         double bandwidth_gbps;
@@ -262,7 +287,8 @@ std::string exportDrawio(const Scenario& s) {
     for (const Link& l : g.links) {
         if (!detailed && l.kind == LinkKind::gpu_nic)
             continue; // inside the compact node
-        const std::pair<std::string, std::string> key{idOf(l.a), idOf(l.b)};
+        const std::pair<std::string, std::string> key{shapeId(g, l.a, detailed),
+                                                      shapeId(g, l.b, detailed)};
         auto [it, inserted] = merged.try_emplace(key, Merged{l.kind, l.bandwidth_gbps, 0});
         ++it->second.count;
         if (inserted)
@@ -274,6 +300,19 @@ std::string exportDrawio(const Scenario& s) {
                                   gbps(m.bandwidth_gbps);
         w.edge(key.first, key.second, label, linkStyle(m.kind));
     }
+}
+
+} // namespace
+
+std::string exportDrawio(const Scenario& s) {
+    const ClusterSpec& c = s.cluster;
+    const HardwareGraph g = buildHardwareGraph(c);
+    const NodeBox box = nodeBox(c, g);
+    Writer w;
+    const int widest = writeRacks(w, box, c, g);
+    writeScaleUpSwitches(w, box, c, g);
+    writeFabricSwitches(w, g, widest);
+    writeLinks(w, g, box.detailed);
     return w.finish(s.name + " — " + std::to_string(g.gpuCount()) + " x " + c.gpu.name);
 }
 

@@ -428,49 +428,53 @@ std::string csvOf(const std::vector<std::vector<uint64_t>>& counts, int experts)
     return text;
 }
 
-} // namespace
-
-MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const Scenario& scenario,
-                                    const MegatronTpeOptions& options) {
-    MegatronTpeImport out;
-    Diagnostics& diagnostics = out.diagnostics;
-    const std::optional<Layout> layout = layoutOf(scenario, diagnostics);
-    if (!layout)
-        return out;
-    const std::vector<RankFile> files = findRankFiles(paths, diagnostics);
+/// The rank files the sums use: expert-TP rank 0 of each (stage, expert-DP, EP) position. Files
+/// of expert-TP ranks > 0 log the same counts and go to `repeating`; a rank outside the layout
+/// is an error.
+std::vector<RankFile> selectRankFiles(const std::vector<RankFile>& files, const Layout& layout,
+                                      std::vector<int>& repeating, Diagnostics& diagnostics) {
     std::vector<RankFile> used;
-    std::vector<int> repeating; // expert-TP ranks > 0
     for (const RankFile& f : files) {
-        if (f.rank >= layout->world)
+        if (f.rank >= layout.world)
             addError(diagnostics, f.path, 0, 0,
                      "rank " + std::to_string(f.rank) + " is not in the scenario's layout of " +
-                         std::to_string(layout->world) + " ranks (tp x cp x dp x pp)");
-        else if (layout->coords[static_cast<std::size_t>(f.rank)].etp != 0)
+                         std::to_string(layout.world) + " ranks (tp x cp x dp x pp)");
+        else if (layout.coords[static_cast<std::size_t>(f.rank)].etp != 0)
             repeating.push_back(f.rank);
         else
             used.push_back(f);
     }
-    if (hasErrors(diagnostics))
-        return out;
+    return used;
+}
 
-    // Pass 1 reads everything (or --iter's lines). Ranks stop mid-run at different points, so
-    // if the logs disagree on which iterations they hold, pass 2 keeps the shared ones: summing
-    // an iteration that only some EP ranks logged would skew their experts against the others.
-    IterationFilter filter{options.iteration, std::nullopt};
+/// The iterations read, for the summary: those kept, and all that any file logged.
+struct IterationsRead {
+    IterationFilter filter;
+    std::set<int64_t> logged;
+};
+
+/// Pass 1 reads everything (or --iter's lines). Ranks stop mid-run at different points, so if
+/// the logs disagree on which iterations they hold, pass 2 keeps the shared ones: summing an
+/// iteration that only some EP ranks logged would skew their experts against the others.
+std::optional<Reading> readSharedIterations(const std::vector<RankFile>& used, const Layout& layout,
+                                            const MegatronTpeOptions& options, IterationsRead& read,
+                                            MegatronTpeImport& out) {
+    Diagnostics& diagnostics = out.diagnostics;
+    read.filter = IterationFilter{options.iteration, std::nullopt};
     std::set<int64_t> iterations_seen;
-    Reading reading = readRankFiles(used, *layout, filter, iterations_seen, diagnostics);
+    Reading reading = readRankFiles(used, layout, read.filter, iterations_seen, diagnostics);
     if (hasErrors(diagnostics))
-        return out;
+        return std::nullopt;
     if (reading.logs.empty()) {
         addError(diagnostics,
                  options.iteration
                      ? "no decoder line of iteration " + std::to_string(*options.iteration) +
                            " (the logs hold iterations " + iterationsText(iterations_seen) + ")"
                      : std::string("the rank files hold no decoder lines"));
-        return out;
+        return std::nullopt;
     }
     std::set<int64_t> shared = reading.logs.begin()->second.iterations;
-    std::set<int64_t> logged;
+    std::set<int64_t>& logged = read.logged;
     for (const auto& [key, log] : reading.logs) {
         std::set<int64_t> both;
         std::set_intersection(shared.begin(), shared.end(), log.iterations.begin(),
@@ -481,7 +485,7 @@ MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const
     if (shared.empty()) {
         addError(diagnostics, "no iteration is logged by every rank file and layer (they hold " +
                                   iterationsText(logged) + " between them)");
-        return out;
+        return std::nullopt;
     }
     if (shared != logged) {
         std::set<int64_t> dropped;
@@ -489,47 +493,56 @@ MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const
                             std::inserter(dropped, dropped.end()));
         out.notes.push_back("Left out iterations " + iterationsText(dropped) +
                             ": not every rank file logged them for every layer");
-        filter.among = shared;
-        reading = readRankFiles(used, *layout, filter, iterations_seen, diagnostics);
+        read.filter.among = shared;
+        reading = readRankFiles(used, layout, read.filter, iterations_seen, diagnostics);
     }
+    return reading;
+}
 
-    // Sum each MoE layer over the expert-DP replicas whose EP ranks all logged it.
-    out.counts.assign(static_cast<std::size_t>(layout->moe_layers),
-                      std::vector<uint64_t>(static_cast<std::size_t>(layout->experts), 0));
+/// What summing found besides the counts.
+struct LayerSums {
     int64_t micro_batches = 0;
-    std::vector<std::string> partial;
-    for (const StageLayers& stage : layout->stages) {
+    std::vector<std::string> partial; ///< MoE layers summed over fewer than all replicas
+};
+
+/// Sums each MoE layer into out.counts over the expert-DP replicas whose EP ranks all logged
+/// it; a layer no replica logged completely is an error.
+LayerSums sumMoeLayers(const Layout& layout, const Reading& reading, MegatronTpeImport& out) {
+    Diagnostics& diagnostics = out.diagnostics;
+    LayerSums sums;
+    out.counts.assign(static_cast<std::size_t>(layout.moe_layers),
+                      std::vector<uint64_t>(static_cast<std::size_t>(layout.experts), 0));
+    for (const StageLayers& stage : layout.stages) {
         for (int local = 0; local < stage.layers; ++local) {
             const int global = stage.layer_indices[static_cast<std::size_t>(local)];
-            const int moe_layer = global - layout->dense_layers;
+            const int moe_layer = global - layout.dense_layers;
             if (moe_layer < 0)
                 continue;
             std::vector<uint64_t>& row = out.counts[static_cast<std::size_t>(moe_layer)];
             std::vector<int> missing;
             int replicas = 0;
-            for (int g = 0; g < layout->edp; ++g) {
+            for (int g = 0; g < layout.edp; ++g) {
                 std::vector<const LayerLog*> logs;
-                for (int e = 0; e < layout->ep; ++e) {
-                    const int rank = layout->rankAt(stage.stage, g, e);
+                for (int e = 0; e < layout.ep; ++e) {
+                    const int rank = layout.rankAt(stage.stage, g, e);
                     const auto it = reading.logs.find({rank, local});
                     if (it == reading.logs.end())
                         missing.push_back(rank);
                     else
                         logs.push_back(&it->second);
                 }
-                if (logs.size() != static_cast<std::size_t>(layout->ep))
+                if (logs.size() != static_cast<std::size_t>(layout.ep))
                     continue;
-                for (int e = 0; e < layout->ep; ++e) {
+                for (int e = 0; e < layout.ep; ++e) {
                     const LayerLog& log = *logs[static_cast<std::size_t>(e)];
-                    if (!addCounts(row, static_cast<std::size_t>(e * layout->local_experts),
+                    if (!addCounts(row, static_cast<std::size_t>(e * layout.local_experts),
                                    log.tokens)) {
                         addError(diagnostics, "the token counts of MoE layer " +
                                                   std::to_string(moe_layer) +
                                                   " overflow a 64-bit sum");
-                        out.counts.clear();
-                        return out;
+                        return sums;
                     }
-                    micro_batches += log.micro_batches;
+                    sums.micro_batches += log.micro_batches;
                 }
                 ++replicas;
             }
@@ -542,18 +555,20 @@ MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const
                                           ": no expert-data-parallel replica has the logs of all "
                                           "its EP ranks; missing: " +
                                           ranksText(missing));
-            else if (replicas < layout->edp)
-                partial.push_back(name + ": " + std::to_string(replicas) + " of " +
-                                  std::to_string(layout->edp) + " replicas (no log from " +
-                                  ranksText(missing) + ")");
+            else if (replicas < layout.edp)
+                sums.partial.push_back(name + ": " + std::to_string(replicas) + " of " +
+                                       std::to_string(layout.edp) + " replicas (no log from " +
+                                       ranksText(missing) + ")");
         }
     }
-    if (hasErrors(diagnostics)) {
-        out.counts.clear();
-        return out;
-    }
-    out.csv = csvOf(out.counts, layout->experts);
+    return sums;
+}
 
+/// The summary: what was read and summed first, then what was left out or looks off.
+void addSummaryNotes(MegatronTpeImport& out, const Scenario& scenario, const Layout& layout,
+                     const MegatronTpeOptions& options, const std::vector<RankFile>& used,
+                     const std::vector<int>& repeating, const Reading& reading,
+                     const IterationsRead& read, const LayerSums& sums) {
     std::vector<int> read_ranks;
     for (const RankFile& f : used)
         read_ranks.push_back(f.rank);
@@ -561,22 +576,23 @@ MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const
     out.notes.insert(out.notes.begin(),
                      {"Read " + std::to_string(used.size()) + " rank files (" +
                           ranksText(read_ranks) + ") of the layout's " +
-                          std::to_string(layout->world) + " ranks: PP=" + std::to_string(l.pp) +
+                          std::to_string(layout.world) + " ranks: PP=" + std::to_string(l.pp) +
                           ", EP=" + std::to_string(l.ep) + ", expert-TP=" + std::to_string(l.etp) +
-                          ", expert-DP=" + std::to_string(layout->edp) + ", order " +
+                          ", expert-DP=" + std::to_string(layout.edp) + ", order " +
                           toString(l.order),
                       "Summed " + std::to_string(reading.decoder_lines) + " lines: iterations " +
-                          iterationsText(filter.among ? *filter.among : logged) + ", " +
-                          std::to_string(micro_batches) + " micro-batch entries, " +
-                          std::to_string(layout->moe_layers) + " MoE layers x " +
-                          std::to_string(layout->experts) + " experts"});
-    if (!partial.empty()) {
+                          iterationsText(read.filter.among ? *read.filter.among : read.logged) +
+                          ", " + std::to_string(sums.micro_batches) + " micro-batch entries, " +
+                          std::to_string(layout.moe_layers) + " MoE layers x " +
+                          std::to_string(layout.experts) + " experts"});
+    if (!sums.partial.empty()) {
         std::string text = "Expert-DP replicas left out for lack of rank files (ratios assume the "
                            "replicas see alike data):";
-        for (std::size_t i = 0; i < partial.size() && i < kMaxListed; ++i)
-            text += "\n    " + partial[i];
-        if (partial.size() > kMaxListed)
-            text += "\n    and " + std::to_string(partial.size() - kMaxListed) + " more MoE layers";
+        for (std::size_t i = 0; i < sums.partial.size() && i < kMaxListed; ++i)
+            text += "\n    " + sums.partial[i];
+        if (sums.partial.size() > kMaxListed)
+            text += "\n    and " + std::to_string(sums.partial.size() - kMaxListed) +
+                    " more MoE layers";
         out.notes.push_back(text);
     }
     if (!repeating.empty())
@@ -601,6 +617,33 @@ MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const
             " per step (global_batch / (dp x micro_batch)): the run's batch differs, or "
             "activation recompute ran the forward again (Megatron's hook logs that too). The "
             "counts are summed as logged; each row's ratios are what the routing uses.");
+}
+
+} // namespace
+
+MegatronTpeImport importMegatronTpe(const std::vector<std::string>& paths, const Scenario& scenario,
+                                    const MegatronTpeOptions& options) {
+    MegatronTpeImport out;
+    Diagnostics& diagnostics = out.diagnostics;
+    const std::optional<Layout> layout = layoutOf(scenario, diagnostics);
+    if (!layout)
+        return out;
+    std::vector<int> repeating; // expert-TP ranks > 0
+    const std::vector<RankFile> used =
+        selectRankFiles(findRankFiles(paths, diagnostics), *layout, repeating, diagnostics);
+    if (hasErrors(diagnostics))
+        return out;
+    IterationsRead read;
+    const std::optional<Reading> reading = readSharedIterations(used, *layout, options, read, out);
+    if (!reading)
+        return out;
+    const LayerSums sums = sumMoeLayers(*layout, *reading, out);
+    if (hasErrors(diagnostics)) {
+        out.counts.clear();
+        return out;
+    }
+    out.csv = csvOf(out.counts, layout->experts);
+    addSummaryNotes(out, scenario, *layout, options, used, repeating, *reading, read, sums);
     return out;
 }
 

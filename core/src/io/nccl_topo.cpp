@@ -85,55 +85,86 @@ PathLevel distance(pugi::xml_node gpu_pci, pugi::xml_node nic_pci, bool gpu_has_
     return PathLevel::sys;
 }
 
-} // namespace
+/// Where a dump's problems go: the file's diagnostics, each at its line.
+struct DumpErrors {
+    const std::string& xml;
+    const std::string& file_label;
+    Diagnostics& diagnostics;
 
-NodeParse parseNcclTopo(const std::string& xml, const std::string& file_label) {
-    NodeParse result;
-    auto error = [&](int line, const std::string& message) {
+    void operator()(int line, const std::string& message) const {
         Diagnostic d;
         d.file = file_label;
         d.line = line;
         d.message = message;
-        result.diagnostics.push_back(std::move(d));
-    };
-    pugi::xml_document doc;
-    const pugi::xml_parse_result parsed =
-        doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
+        diagnostics.push_back(std::move(d));
+    }
+    void at(const pugi::xml_node& node, const std::string& message) const {
+        (*this)(lineOf(xml, node.offset_debug()), message);
+    }
+};
+
+/// The <system> root of a well-formed dump, or an empty node after an error.
+pugi::xml_node systemElement(const pugi::xml_document& doc, const pugi::xml_parse_result& parsed,
+                             const DumpErrors& error) {
     if (!parsed) {
-        error(lineOf(xml, parsed.offset),
+        error(lineOf(error.xml, parsed.offset),
               std::string("not well-formed XML: ") + parsed.description());
-        return result;
+        return {};
     }
     const pugi::xml_node system = doc.document_element();
     if (std::string(system.name()) != "system" || !system.attribute("version")) {
-        error(lineOf(xml, system.offset_debug()),
-              std::string("not an NCCL topology dump: the root element is <") + system.name() +
-                  (std::string(system.name()) == "system" ? "> without a version" : ">") +
-                  ", expected <system version=\"1\"> (the file NCCL_TOPO_DUMP_FILE writes)");
-        return result;
+        error.at(system,
+                 std::string("not an NCCL topology dump: the root element is <") + system.name() +
+                     (std::string(system.name()) == "system" ? "> without a version" : ">") +
+                     ", expected <system version=\"1\"> (the file NCCL_TOPO_DUMP_FILE writes)");
+        return {};
     }
+    return system;
+}
 
-    struct Gpu {
-        int dev = 0;
-        int sm = 0;
-        int links = 0;
-        bool to_switch = false;
-        bool c2c = false;
-        std::set<std::string> peers; ///< bus ids of GPUs linked directly
-        std::string busid;
-        std::string device;
-        pugi::xml_node pci;
-    };
+/// One <gpu> element and the links NCCL found for it.
+struct Gpu {
+    int dev = 0;
+    int sm = 0;
+    int links = 0;
+    bool to_switch = false;
+    bool c2c = false;
+    std::set<std::string> peers; ///< bus ids of GPUs linked directly
+    std::string busid;
+    std::string device;
+    pugi::xml_node pci;
+};
+
+/// A <gpu>'s <nvlink> children into its link count, switch flag and peers; false on an error.
+bool readNvlinks(const pugi::xml_node& g, Gpu& gpu, const DumpErrors& error) {
+    bool ok = true;
+    for (const pugi::xml_node link : g.children("nvlink")) {
+        const std::optional<int> count = intAttribute(link, "count");
+        if (!count || *count < 1) {
+            error.at(link, "<nvlink> needs a count attribute of at least 1");
+            ok = false;
+            continue;
+        }
+        gpu.links += *count;
+        if (lower(link.attribute("tclass").value()) == kNvSwitchClass)
+            gpu.to_switch = true;
+        else
+            gpu.peers.insert(lower(link.attribute("target").value()));
+    }
+    return ok;
+}
+
+/// Every <gpu>, sorted by dev; nullopt after an error or when there is none.
+std::optional<std::vector<Gpu>> readGpus(const pugi::xml_node& system, const DumpErrors& error) {
     std::vector<Gpu> gpus;
     bool bad = false;
     for (const pugi::xpath_node& x : system.select_nodes(".//gpu")) {
         const pugi::xml_node g = x.node();
-        const int line = lineOf(xml, g.offset_debug());
         Gpu gpu;
         const std::optional<int> dev = intAttribute(g, "dev");
         const std::optional<int> sm = intAttribute(g, "sm");
         if (!dev || !sm) {
-            error(line, std::string("<gpu> needs whole-number dev and sm attributes (NCCL writes "
+            error.at(g, std::string("<gpu> needs whole-number dev and sm attributes (NCCL writes "
                                     "both), missing or not a number: ") +
                             (!dev ? "dev" : "sm"));
             bad = true;
@@ -143,39 +174,29 @@ NodeParse parseNcclTopo(const std::string& xml, const std::string& file_label) {
         gpu.sm = *sm;
         gpu.pci = g.parent();
         if (std::string(gpu.pci.name()) != "pci") {
-            error(line, "<gpu> is not inside the <pci> element of its device");
+            error.at(g, "<gpu> is not inside the <pci> element of its device");
             bad = true;
             continue;
         }
         gpu.busid = lower(gpu.pci.attribute("busid").value());
         gpu.device = lower(gpu.pci.attribute("device").value());
-        for (const pugi::xml_node link : g.children("nvlink")) {
-            const std::optional<int> count = intAttribute(link, "count");
-            if (!count || *count < 1) {
-                error(lineOf(xml, link.offset_debug()),
-                      "<nvlink> needs a count attribute of at least 1");
-                bad = true;
-                continue;
-            }
-            gpu.links += *count;
-            if (lower(link.attribute("tclass").value()) == kNvSwitchClass)
-                gpu.to_switch = true;
-            else
-                gpu.peers.insert(lower(link.attribute("target").value()));
-        }
+        if (!readNvlinks(g, gpu, error))
+            bad = true;
         gpu.c2c = static_cast<bool>(g.child("c2c"));
         gpus.push_back(std::move(gpu));
     }
     if (bad)
-        return result;
+        return std::nullopt;
     if (gpus.empty()) {
-        error(lineOf(xml, system.offset_debug()), "the dump has no <gpu> element");
-        return result;
+        error.at(system, "the dump has no <gpu> element");
+        return std::nullopt;
     }
     std::sort(gpus.begin(), gpus.end(), [](const Gpu& a, const Gpu& b) { return a.dev < b.dev; });
+    return gpus;
+}
 
-    NodeDescription node;
-    node.source = "NCCL topology";
+/// The GPU type (from the first GPU's PCI device id) and the NVLink fabric.
+void describeGpus(const std::vector<Gpu>& gpus, NodeDescription& node) {
     node.gpus = static_cast<int>(gpus.size());
     node.sm = gpus.front().sm;
     node.gpu_pci_device = gpus.front().device;
@@ -207,41 +228,78 @@ NodeParse parseNcclTopo(const std::string& xml, const std::string& file_label) {
     // A Grace-Blackwell GPU (C2C to its CPU) with NVLinks to switches is an NVL72/NVL36 tray:
     // the switches are in the rack's NVLink switch trays, so the domain is the rack.
     node.nvswitch_outside_node = node.nvswitch && node.sm >= 100 && gpus.front().c2c;
+}
 
-    // NICs: each <net> is one port NCCL can use.
+/// The <net> ports NCCL can use: name, PCI device and speed.
+struct NicPorts {
     std::vector<std::string> names;
-    std::vector<pugi::xml_node> nic_pcis;
-    std::vector<double> speeds;
+    std::vector<pugi::xml_node> pcis;
+    std::vector<double> speeds_gbit;
+};
+
+/// Every <net>; nullopt after an error.
+std::optional<NicPorts> readNics(const pugi::xml_node& system, const DumpErrors& error) {
+    NicPorts nics;
     for (const pugi::xpath_node& x : system.select_nodes(".//net")) {
         const pugi::xml_node net = x.node();
         const std::string name = net.attribute("name").value();
         if (name.empty()) {
-            error(lineOf(xml, net.offset_debug()), "<net> without a name attribute");
-            return result;
+            error.at(net, "<net> without a name attribute");
+            return std::nullopt;
         }
-        names.push_back(name);
+        nics.names.push_back(name);
         pugi::xml_node device = net.parent();
         if (std::string(device.name()) == "nic")
             device = device.parent();
-        nic_pcis.push_back(device);
+        nics.pcis.push_back(device);
         const std::optional<int> mbps = intAttribute(net, "speed");
-        speeds.push_back(mbps ? *mbps / 1000.0 : 0.0);
+        nics.speeds_gbit.push_back(mbps ? *mbps / 1000.0 : 0.0);
     }
+    return nics;
+}
+
+/// The rails (NICs next to a GPU) and their speed.
+void describeRails(const std::vector<Gpu>& gpus, const NicPorts& nics, NodeDescription& node) {
+    const std::vector<std::string>& names = nics.names;
     std::vector<std::vector<PathLevel>> dist(gpus.size());
     for (std::size_t g = 0; g < gpus.size(); ++g)
         for (std::size_t n = 0; n < names.size(); ++n)
-            dist[g].push_back(distance(gpus[g].pci, nic_pcis[n], gpus[g].c2c));
+            dist[g].push_back(distance(gpus[g].pci, nics.pcis[n], gpus[g].c2c));
     assignRails(node, dist, names);
     for (std::size_t n = 0; n < names.size(); ++n) {
         if (std::find(node.rail_nics.begin(), node.rail_nics.end(), names[n]) ==
             node.rail_nics.end())
             continue;
-        if (node.nic_speed_gbit > 0 && speeds[n] != node.nic_speed_gbit)
+        const double speed = nics.speeds_gbit[n];
+        if (node.nic_speed_gbit > 0 && speed != node.nic_speed_gbit)
             node.notes.push_back("the rail NICs differ in speed (" + names[n] + " " +
-                                 formatNumber(speeds[n]) + " Gb/s); the first one's is used");
+                                 formatNumber(speed) + " Gb/s); the first one's is used");
         else if (node.nic_speed_gbit == 0)
-            node.nic_speed_gbit = speeds[n];
+            node.nic_speed_gbit = speed;
     }
+}
+
+} // namespace
+
+NodeParse parseNcclTopo(const std::string& xml, const std::string& file_label) {
+    NodeParse result;
+    const DumpErrors error{xml, file_label, result.diagnostics};
+    pugi::xml_document doc;
+    const pugi::xml_parse_result parsed =
+        doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
+    const pugi::xml_node system = systemElement(doc, parsed, error);
+    if (!system)
+        return result;
+    const std::optional<std::vector<Gpu>> gpus = readGpus(system, error);
+    if (!gpus)
+        return result;
+    NodeDescription node;
+    node.source = "NCCL topology";
+    describeGpus(*gpus, node);
+    const std::optional<NicPorts> nics = readNics(system, error);
+    if (!nics)
+        return result;
+    describeRails(*gpus, *nics, node);
     result.node = std::move(node);
     return result;
 }

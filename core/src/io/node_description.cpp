@@ -146,127 +146,142 @@ std::string describeNode(const NodeDescription& n) {
     return out.str();
 }
 
-NodeImport applyNodeDescription(const NodeDescription& node, const NodeImportOptions& options) {
-    NodeImport result;
-    const Scenario& base = options.base;
-    auto error = [&](const std::string& message) {
+namespace {
+
+/// The --set assignments an import makes, each with its reason in `result.changes`.
+struct NodeEdits {
+    NodeImport& result;
+    const NodeImportOptions& options;
+    std::vector<std::string> sets;
+
+    void set(const std::string& path, const std::string& value, const std::string& why) {
+        sets.push_back(path + "=" + value);
+        result.changes.push_back(path + " = " + value + (why.empty() ? "" : " (" + why + ")"));
+    }
+    /// A field left as the base has it, and why.
+    void kept(const std::string& text) { result.changes.push_back(text); }
+    void error(const std::string& message) {
         Diagnostic d;
         d.file = options.file_label;
         d.message = message;
         result.diagnostics.push_back(std::move(d));
-    };
-    std::vector<std::string> sets;
-    auto set = [&](const std::string& path, const std::string& value, const std::string& why) {
-        sets.push_back(path + "=" + value);
-        result.changes.push_back(path + " = " + value + (why.empty() ? "" : " (" + why + ")"));
-    };
-
-    if (node.gpus < 1) {
-        error("the dump shows no GPUs");
-        return result;
     }
-    if (node.gpus > 1 && !node.all_pairs_nvlink) {
-        error("not every GPU pair is connected by NVLink, so the node has no single scale-up "
-              "domain; the scenario models a node (or rack) whose GPUs all reach each other over "
-              "NVLink");
-        return result;
-    }
+};
 
-    // The GPU: from the PCI device when the catalog has it, else the base's.
-    std::string preset = base.cluster.gpu.preset;
+/// The GPU: from the PCI device when the catalog has it, else the base's. Returns the preset.
+std::string applyGpuModel(const NodeDescription& node, NodeEdits& edits) {
+    std::string preset = edits.options.base.cluster.gpu.preset;
     if (!node.gpu_preset.empty() && node.gpu_preset != preset) {
         preset = node.gpu_preset;
-        set("cluster.gpu", preset,
-            node.gpu_model + ", PCI device " + node.gpu_pci_device + "; its catalog figures");
+        edits.set("cluster.gpu", preset,
+                  node.gpu_model + ", PCI device " + node.gpu_pci_device + "; its catalog figures");
     } else if (node.gpu_preset.empty() && !node.gpu_model.empty()) {
-        result.changes.push_back("cluster.gpu stays " + preset + ": the " + node.gpu_model +
-                                 " is not in the catalog (set cluster.gpu_overrides.* for its "
-                                 "figures)");
+        edits.kept("cluster.gpu stays " + preset + ": the " + node.gpu_model +
+                   " is not in the catalog (set cluster.gpu_overrides.* for its figures)");
     }
+    return preset;
+}
 
-    set("cluster.gpus_per_node", std::to_string(node.gpus), "GPUs in the dump");
+/// GPUs per node and the node count (--nodes, else the base's GPU count); false on an error.
+bool applyNodeCount(const NodeDescription& node, NodeEdits& edits) {
+    const Scenario& base = edits.options.base;
+    edits.set("cluster.gpus_per_node", std::to_string(node.gpus), "GPUs in the dump");
     const int base_gpus = base.cluster.gpuCount();
-    int nodes = options.nodes;
+    int nodes = edits.options.nodes;
     if (nodes <= 0) {
         if (base_gpus % node.gpus != 0) {
-            error("the base scenario's " + std::to_string(base_gpus) +
-                  " GPUs do not fill nodes of " + std::to_string(node.gpus) + "; pass --nodes N");
-            return result;
+            edits.error("the base scenario's " + std::to_string(base_gpus) +
+                        " GPUs do not fill nodes of " + std::to_string(node.gpus) +
+                        "; pass --nodes N");
+            return false;
         }
         nodes = base_gpus / node.gpus;
     }
     if (nodes != base.cluster.nodes)
-        set("cluster.nodes", std::to_string(nodes),
-            nodes * node.gpus == base_gpus ? "the base's " + std::to_string(base_gpus) + " GPUs"
-                                           : "--nodes");
+        edits.set("cluster.nodes", std::to_string(nodes),
+                  nodes * node.gpus == base_gpus
+                      ? "the base's " + std::to_string(base_gpus) + " GPUs"
+                      : "--nodes");
+    return true;
+}
 
-    // NVLink: links x the generation's rate; the domain is the node unless the switches are
-    // outside it (GB200 NVL72 trays: the rack).
-    if (node.gpus > 1) {
-        const int sm = node.sm > 0 ? node.sm : computeCapabilityOf(preset);
-        const double per_link = nvlinkGbpsPerLink(sm);
-        if (per_link <= 0) {
-            error("the NVLink generation is unknown (no compute capability in the dump and the "
-                  "GPU preset " +
-                  preset + " has no NVLink)");
-            return result;
-        }
-        const double gbps = node.nvlinks_per_gpu * per_link;
-        set("cluster.scale_up.bandwidth_gbps", formatNumber(gbps),
-            std::to_string(node.nvlinks_per_gpu) + " NVLinks x " + formatNumber(per_link) +
-                " GB/s per direction (compute capability " + std::to_string(sm / 10) + "." +
-                std::to_string(sm % 10) + (node.sm > 0 ? "" : " of " + preset) + ")");
-        if (!node.nvswitch)
-            result.changes.push_back("the NVLinks form a direct mesh: the scenario treats them as "
-                                     "one switch of the GPU's total NVLink bandwidth");
-        if (!node.nvswitch_outside_node) {
-            result.changes.push_back(std::string("cluster.scale_up.domain stays ") +
-                                     toString(base.cluster.scale_up_domain) +
-                                     ": the dump does not say whether the NVSwitches are in the "
-                                     "node or in the rack");
-        } else if (*node.nvswitch_outside_node) {
-            set("cluster.scale_up.domain", "rack",
-                "the NVSwitches are outside the node: multi-node NVLink");
-        } else {
-            set("cluster.scale_up.domain", "node", "NVLink ends in the node");
-        }
+/// NVLink: links x the generation's rate; the domain is the node unless the switches are outside
+/// it (GB200 NVL72 trays: the rack). False on an error.
+bool applyNvlink(const NodeDescription& node, const std::string& preset, NodeEdits& edits) {
+    if (node.gpus <= 1)
+        return true;
+    const int sm = node.sm > 0 ? node.sm : computeCapabilityOf(preset);
+    const double per_link = nvlinkGbpsPerLink(sm);
+    if (per_link <= 0) {
+        edits.error("the NVLink generation is unknown (no compute capability in the dump and the "
+                    "GPU preset " +
+                    preset + " has no NVLink)");
+        return false;
     }
+    const double gbps = node.nvlinks_per_gpu * per_link;
+    edits.set("cluster.scale_up.bandwidth_gbps", formatNumber(gbps),
+              std::to_string(node.nvlinks_per_gpu) + " NVLinks x " + formatNumber(per_link) +
+                  " GB/s per direction (compute capability " + std::to_string(sm / 10) + "." +
+                  std::to_string(sm % 10) + (node.sm > 0 ? "" : " of " + preset) + ")");
+    if (!node.nvswitch)
+        edits.kept("the NVLinks form a direct mesh: the scenario treats them as one switch of the "
+                   "GPU's total NVLink bandwidth");
+    if (!node.nvswitch_outside_node) {
+        edits.kept(std::string("cluster.scale_up.domain stays ") +
+                   toString(edits.options.base.cluster.scale_up_domain) +
+                   ": the dump does not say whether the NVSwitches are in the node or in the "
+                   "rack");
+    } else if (*node.nvswitch_outside_node) {
+        edits.set("cluster.scale_up.domain", "rack",
+                  "the NVSwitches are outside the node: multi-node NVLink");
+    } else {
+        edits.set("cluster.scale_up.domain", "node", "NVLink ends in the node");
+    }
+    return true;
+}
 
-    // NICs: one rail per NIC next to a GPU; the speed picks the NIC preset.
+/// NICs: one rail per NIC next to a GPU; the speed (or --nic) picks the NIC preset.
+void applyNics(const NodeDescription& node, NodeEdits& edits) {
+    const ClusterSpec& base = edits.options.base.cluster;
     const int rails = static_cast<int>(node.rail_nics.size());
     if (rails > 0) {
-        set("cluster.scale_out.nics_per_node", std::to_string(rails),
-            "NICs next to a GPU: " + join(node.rail_nics));
+        edits.set("cluster.scale_out.nics_per_node", std::to_string(rails),
+                  "NICs next to a GPU: " + join(node.rail_nics));
     } else {
-        result.changes.push_back("cluster.scale_out.nics_per_node stays " +
-                                 std::to_string(base.cluster.nics_per_node) +
-                                 ": the dump does not show which NICs are the GPUs' (set it with "
-                                 "--set cluster.scale_out.nics_per_node=N)");
+        edits.kept("cluster.scale_out.nics_per_node stays " + std::to_string(base.nics_per_node) +
+                   ": the dump does not show which NICs are the GPUs' (set it with --set "
+                   "cluster.scale_out.nics_per_node=N)");
     }
-    if (!options.nic_preset.empty()) {
-        set("cluster.scale_out.nic", options.nic_preset, "--nic");
+    if (!edits.options.nic_preset.empty()) {
+        edits.set("cluster.scale_out.nic", edits.options.nic_preset, "--nic");
     } else if (node.nic_speed_gbit > 0) {
-        if (const NicSpec* nic = nicForSpeed(node.nic_speed_gbit, base.cluster.fabric)) {
-            set("cluster.scale_out.nic", nic->preset,
-                formatNumber(node.nic_speed_gbit) + " Gb/s " + displayName(base.cluster.fabric));
+        if (const NicSpec* nic = nicForSpeed(node.nic_speed_gbit, base.fabric)) {
+            edits.set("cluster.scale_out.nic", nic->preset,
+                      formatNumber(node.nic_speed_gbit) + " Gb/s " + displayName(base.fabric));
         } else {
             // Same achievable share of the line rate as the preset kept (catalog figures).
-            const NicSpec& kept = base.cluster.nic;
+            const NicSpec& kept = base.nic;
             const double gbps = kept.bandwidth_gbps / kept.speed_gbit * node.nic_speed_gbit;
-            set("cluster.scale_out.bandwidth_gbps", formatNumber(gbps),
+            edits.set(
+                "cluster.scale_out.bandwidth_gbps", formatNumber(gbps),
                 formatNumber(node.nic_speed_gbit) + " Gb/s has no catalog NIC: " + kept.preset +
                     "'s achievable share of its line rate (" + formatNumber(kept.bandwidth_gbps) +
                     " of " + formatNumber(kept.speed_gbit / 8) + " GB/s)");
         }
     } else {
-        result.changes.push_back("cluster.scale_out.nic stays " + base.cluster.nic.preset +
-                                 ": the dump does not give NIC speeds (pass --nic PRESET)");
+        edits.kept("cluster.scale_out.nic stays " + base.nic.preset +
+                   ": the dump does not give NIC speeds (pass --nic PRESET)");
     }
+}
 
+/// Loads the base with the edits and the user's --set; problems of the edits name the dump.
+void loadEditedScenario(NodeEdits& edits) {
+    const NodeImportOptions& options = edits.options;
+    std::vector<std::string> sets = edits.sets;
     for (const std::string& o : options.overrides)
         sets.push_back(o);
-    LoadResult loaded =
-        loadScenarioTextWithOverrides(toYaml(base), options.file_label, options.base_dir, sets);
+    LoadResult loaded = loadScenarioTextWithOverrides(toYaml(options.base), options.file_label,
+                                                      options.base_dir, sets);
     auto fromUser = [&](const std::string& field) {
         for (const std::string& o : options.overrides)
             if (!field.empty() && o.rfind(field + "=", 0) == 0)
@@ -280,9 +295,31 @@ NodeImport applyNodeDescription(const NodeDescription& node, const NodeImportOpt
             d.column = 0;
             d.message = "the scenario with this node: " + d.message;
         }
-        result.diagnostics.push_back(std::move(d));
+        edits.result.diagnostics.push_back(std::move(d));
     }
-    result.scenario = std::move(loaded.scenario);
+    edits.result.scenario = std::move(loaded.scenario);
+}
+
+} // namespace
+
+NodeImport applyNodeDescription(const NodeDescription& node, const NodeImportOptions& options) {
+    NodeImport result;
+    NodeEdits edits{result, options, {}};
+    if (node.gpus < 1) {
+        edits.error("the dump shows no GPUs");
+        return result;
+    }
+    if (node.gpus > 1 && !node.all_pairs_nvlink) {
+        edits.error("not every GPU pair is connected by NVLink, so the node has no single "
+                    "scale-up domain; the scenario models a node (or rack) whose GPUs all reach "
+                    "each other over NVLink");
+        return result;
+    }
+    const std::string preset = applyGpuModel(node, edits);
+    if (!applyNodeCount(node, edits) || !applyNvlink(node, preset, edits))
+        return result;
+    applyNics(node, edits);
+    loadEditedScenario(edits);
     return result;
 }
 

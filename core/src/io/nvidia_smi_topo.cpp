@@ -87,80 +87,121 @@ std::optional<Cell> readCell(const std::string& text) {
     return c;
 }
 
-} // namespace
+/// Where a file's problems go: the file's diagnostics, at line and column.
+struct TopoErrors {
+    const std::string& file_label;
+    Diagnostics& diagnostics;
 
-NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_label) {
-    NodeParse result;
-    auto error = [&](int line, int column, const std::string& message) {
+    void operator()(int line, int column, const std::string& message) const {
         Diagnostic d;
         d.file = file_label;
         d.line = line;
         d.column = column;
         d.message = message;
-        result.diagnostics.push_back(std::move(d));
-    };
-    const bool unterminated = !text.empty() && text.back() != '\n';
-    std::vector<std::string> lines;
-    {
-        std::istringstream in(text);
-        std::string line;
-        while (std::getline(in, line))
-            lines.push_back(withoutAnsi(line));
-        if (!lines.empty() && lines[0].rfind("\xEF\xBB\xBF", 0) == 0)
-            lines[0].erase(0, 3);
+        diagnostics.push_back(std::move(d));
     }
+};
 
-    // The header: a line whose first labels are GPU0, GPU1, ... then NICs.
-    int header = -1;
-    std::vector<std::string> columns;
-    for (std::size_t i = 0; i < lines.size() && header < 0; ++i) {
+/// The file's lines without ANSI escapes or a byte-order mark.
+std::vector<std::string> textLines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        lines.push_back(withoutAnsi(line));
+    if (!lines.empty() && lines[0].rfind("\xEF\xBB\xBF", 0) == 0)
+        lines[0].erase(0, 3);
+    return lines;
+}
+
+bool nonEmpty(const std::string& s) {
+    return !s.empty();
+}
+
+/// The header: a line whose first labels are GPU0, GPU1, ... then NICs. Its index (-1 when
+/// there is none) and its device columns.
+int findHeader(const std::vector<std::string>& lines, std::vector<std::string>& columns) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::vector<std::string> c = cells(lines[i]);
-        const auto first =
-            std::find_if(c.begin(), c.end(), [](const std::string& s) { return !s.empty(); });
+        const auto first = std::find_if(c.begin(), c.end(), nonEmpty);
         if (first == c.end() || *first != "GPU0")
             continue;
         // A row starts GPU0 then X; the header GPU0 then the next column.
-        const auto next =
-            std::find_if(first + 1, c.end(), [](const std::string& s) { return !s.empty(); });
+        const auto next = std::find_if(first + 1, c.end(), nonEmpty);
         if (next != c.end() && *next == "X")
             continue;
-        header = static_cast<int>(i);
         for (auto it = first; it != c.end(); ++it) {
             if (isDevice(*it, "GPU") || isNicLabel(*it))
                 columns.push_back(*it);
             else if (!it->empty())
                 break;
         }
+        return static_cast<int>(i);
     }
-    if (header < 0) {
-        error(0, 0,
-              "no topology matrix (a header line of GPU0 GPU1 ... columns): is this the output of "
-              "'nvidia-smi topo -m'?");
-        return result;
-    }
-    const int gpus = static_cast<int>(std::count_if(
-        columns.begin(), columns.end(), [](const std::string& c) { return isDevice(c, "GPU"); }));
-    for (int g = 0; g < gpus; ++g) {
-        if (columns[static_cast<std::size_t>(g)] != "GPU" + std::to_string(g)) {
-            error(header + 1, 0,
-                  "the header's GPU columns are not GPU0..GPU" + std::to_string(gpus - 1) +
-                      " in order");
-            return result;
-        }
-    }
-    const int nics = static_cast<int>(columns.size()) - gpus;
+    return -1;
+}
 
-    // The GPU rows.
+/// The matrix: its device columns and where its rows start.
+struct Matrix {
+    std::vector<std::string> columns;
+    int header = -1;
+    int gpus = 0;
+};
+
+/// One GPU row's cells (c: the line's cells; `index`: the row's GPU), checked against the
+/// header; nullopt after an error.
+std::optional<std::vector<Cell>> readRow(const std::vector<std::string>& c, std::size_t start,
+                                         const std::string& text_line, int line, int index,
+                                         const Matrix& matrix, const TopoErrors& error) {
+    const std::vector<std::string>& columns = matrix.columns;
+    const std::string expected = "GPU" + std::to_string(index);
+    std::vector<Cell> row;
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+        const std::size_t at = start + k;
+        if (at >= c.size() || c[at].empty()) {
+            error(line, 0,
+                  expected + " has " + std::to_string(k) + " of " + std::to_string(columns.size()) +
+                      " cells (no value for " + columns[k] + "): the matrix is truncated");
+            return std::nullopt;
+        }
+        const std::optional<Cell> cell = readCell(c[at]);
+        if (!cell) {
+            error(line, static_cast<int>(text_line.find(c[at])) + 1,
+                  expected + " / " + columns[k] + ": unknown connection '" + c[at] +
+                      "' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)");
+            return std::nullopt;
+        }
+        const bool diagonal = static_cast<int>(k) == index;
+        if (diagonal != (cell->kind == Cell::self)) {
+            error(line, 0,
+                  expected + " / " + columns[k] + ": " +
+                      (diagonal ? "expected X on the diagonal" : "X off the diagonal"));
+            return std::nullopt;
+        }
+        if (static_cast<int>(k) >= matrix.gpus && cell->kind != Cell::path) {
+            error(line, 0,
+                  expected + " / " + columns[k] + ": a NIC is reached over PCIe, got '" + c[at] +
+                      "'");
+            return std::nullopt;
+        }
+        row.push_back(*cell);
+    }
+    return row;
+}
+
+/// The GPU rows below the header, one per GPU column; nullopt after an error.
+std::optional<std::vector<std::vector<Cell>>> readGpuRows(const std::vector<std::string>& lines,
+                                                          bool unterminated, const Matrix& matrix,
+                                                          const TopoErrors& error) {
     std::vector<std::vector<Cell>> rows;
-    int row_line = header + 1;
-    for (std::size_t i = static_cast<std::size_t>(header) + 1;
-         i < lines.size() && static_cast<int>(rows.size()) < gpus; ++i) {
+    int row_line = matrix.header + 1;
+    for (std::size_t i = static_cast<std::size_t>(matrix.header) + 1;
+         i < lines.size() && static_cast<int>(rows.size()) < matrix.gpus; ++i) {
         std::vector<std::string> c = cells(lines[i]);
         // The last line of a file cut short may end inside a cell: that cell does not count.
         if (i + 1 == lines.size() && unterminated && !c.empty())
             c.pop_back();
-        const auto first =
-            std::find_if(c.begin(), c.end(), [](const std::string& s) { return !s.empty(); });
+        const auto first = std::find_if(c.begin(), c.end(), nonEmpty);
         if (first == c.end())
             break;
         const int line = static_cast<int>(i) + 1;
@@ -168,56 +209,28 @@ NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_la
         if (*first != expected) {
             error(line, 1,
                   "expected the row of " + expected + ", found '" + *first + "' (the matrix has " +
-                      std::to_string(gpus) + " GPU columns)");
-            return result;
+                      std::to_string(matrix.gpus) + " GPU columns)");
+            return std::nullopt;
         }
-        std::vector<Cell> row;
         const std::size_t start = static_cast<std::size_t>(first - c.begin()) + 1;
-        for (std::size_t k = 0; k < columns.size(); ++k) {
-            const std::size_t at = start + k;
-            if (at >= c.size() || c[at].empty()) {
-                error(line, 0,
-                      expected + " has " + std::to_string(k) + " of " +
-                          std::to_string(columns.size()) + " cells (no value for " + columns[k] +
-                          "): the matrix is truncated");
-                return result;
-            }
-            const std::optional<Cell> cell = readCell(c[at]);
-            if (!cell) {
-                error(line, static_cast<int>(lines[i].find(c[at])) + 1,
-                      expected + " / " + columns[k] + ": unknown connection '" + c[at] +
-                          "' (expected X, NV#, PIX, PXB, PHB, NODE or SYS)");
-                return result;
-            }
-            const bool diagonal = static_cast<int>(k) == static_cast<int>(rows.size());
-            if (diagonal != (cell->kind == Cell::self)) {
-                error(line, 0,
-                      expected + " / " + columns[k] + ": " +
-                          (diagonal ? "expected X on the diagonal" : "X off the diagonal"));
-                return result;
-            }
-            if (static_cast<int>(k) >= gpus && cell->kind != Cell::path) {
-                error(line, 0,
-                      expected + " / " + columns[k] + ": a NIC is reached over PCIe, got '" +
-                          c[at] + "'");
-                return result;
-            }
-            row.push_back(*cell);
-        }
-        rows.push_back(std::move(row));
+        std::optional<std::vector<Cell>> row =
+            readRow(c, start, lines[i], line, static_cast<int>(rows.size()), matrix, error);
+        if (!row)
+            return std::nullopt;
+        rows.push_back(std::move(*row));
         row_line = line;
     }
-    if (static_cast<int>(rows.size()) < gpus) {
+    if (static_cast<int>(rows.size()) < matrix.gpus) {
         error(row_line, 0,
-              "only " + std::to_string(rows.size()) + " of the " + std::to_string(gpus) +
+              "only " + std::to_string(rows.size()) + " of the " + std::to_string(matrix.gpus) +
                   " GPU rows: the matrix is truncated");
-        return result;
+        return std::nullopt;
     }
+    return rows;
+}
 
-    NodeDescription node;
-    node.source = "nvidia-smi topo -m";
-    node.gpus = gpus;
-    // NVLink: NV# between every pair means NVSwitches (all the same) or a direct mesh.
+/// NVLink: NV# between every pair means NVSwitches (all the same) or a direct mesh.
+void describeNvlink(const std::vector<std::vector<Cell>>& rows, int gpus, NodeDescription& node) {
     bool all_nv = true;
     int min_links = 0, max_links = 0, max_row = 0;
     for (int g = 0; g < gpus; ++g) {
@@ -239,9 +252,11 @@ NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_la
     node.all_pairs_nvlink = all_nv;
     node.nvswitch = all_nv && min_links == max_links;
     node.nvlinks_per_gpu = gpus < 2 ? 0 : node.nvswitch ? max_links : max_row;
+}
 
-    // NIC names from the legend ("  NIC0: mlx5_0"), else the column labels.
-    std::vector<std::string> names(columns.begin() + gpus, columns.end());
+/// NIC names from the legend ("  NIC0: mlx5_0"), else the column labels.
+std::vector<std::string> nicNames(const std::vector<std::string>& lines, const Matrix& matrix) {
+    std::vector<std::string> names(matrix.columns.begin() + matrix.gpus, matrix.columns.end());
     static const std::regex legend("^\\s*(NIC[0-9]+):\\s*(\\S+)\\s*$");
     for (const std::string& line : lines) {
         std::smatch m;
@@ -251,11 +266,53 @@ NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_la
                 *it = m[2].str();
         }
     }
+    return names;
+}
+
+} // namespace
+
+NodeParse parseNvidiaSmiTopo(const std::string& text, const std::string& file_label) {
+    NodeParse result;
+    const TopoErrors error{file_label, result.diagnostics};
+    const bool unterminated = !text.empty() && text.back() != '\n';
+    const std::vector<std::string> lines = textLines(text);
+
+    Matrix matrix;
+    matrix.header = findHeader(lines, matrix.columns);
+    if (matrix.header < 0) {
+        error(0, 0,
+              "no topology matrix (a header line of GPU0 GPU1 ... columns): is this the output of "
+              "'nvidia-smi topo -m'?");
+        return result;
+    }
+    const std::vector<std::string>& columns = matrix.columns;
+    const int gpus = static_cast<int>(std::count_if(
+        columns.begin(), columns.end(), [](const std::string& c) { return isDevice(c, "GPU"); }));
+    matrix.gpus = gpus;
+    for (int g = 0; g < gpus; ++g) {
+        if (columns[static_cast<std::size_t>(g)] != "GPU" + std::to_string(g)) {
+            error(matrix.header + 1, 0,
+                  "the header's GPU columns are not GPU0..GPU" + std::to_string(gpus - 1) +
+                      " in order");
+            return result;
+        }
+    }
+    const int nics = static_cast<int>(columns.size()) - gpus;
+    const std::optional<std::vector<std::vector<Cell>>> rows =
+        readGpuRows(lines, unterminated, matrix, error);
+    if (!rows)
+        return result;
+
+    NodeDescription node;
+    node.source = "nvidia-smi topo -m";
+    node.gpus = gpus;
+    describeNvlink(*rows, gpus, node);
+    const std::vector<std::string> names = nicNames(lines, matrix);
     std::vector<std::vector<PathLevel>> distance(static_cast<std::size_t>(gpus));
     for (int g = 0; g < gpus; ++g)
         for (int n = 0; n < nics; ++n)
             distance[static_cast<std::size_t>(g)].push_back(
-                rows[static_cast<std::size_t>(g)][static_cast<std::size_t>(gpus + n)].level);
+                (*rows)[static_cast<std::size_t>(g)][static_cast<std::size_t>(gpus + n)].level);
     assignRails(node, distance, names);
     node.notes.insert(node.notes.begin(),
                       "nvidia-smi topo -m gives neither the GPU model, the NVLink generation nor "
