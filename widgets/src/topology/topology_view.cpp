@@ -215,8 +215,8 @@ void TopologyView::applyTheme() {
 
 void TopologyView::updateHoverMask() {
     TopologyModel& m = *model_;
-    m.hover_mask.assign(static_cast<size_t>(m.gpus), 0);
-    if (!m.placement || m.hovered < 0 || m.hovered >= m.gpus)
+    m.hover_mask.assign(static_cast<size_t>(m.layout.gpus), 0);
+    if (!m.placement || m.hovered < 0 || m.hovered >= m.layout.gpus)
         return;
     std::vector<GroupKind> kinds;
     switch (hover_groups_) {
@@ -251,20 +251,20 @@ void TopologyView::updateHoverMask() {
             continue;
         const auto bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
         for (const int gpu : group.gpus)
-            if (gpu >= 0 && gpu < m.gpus)
+            if (gpu >= 0 && gpu < m.layout.gpus)
                 m.hover_mask[static_cast<size_t>(gpu)] |= bit;
     }
 }
 
 void TopologyView::updateHighlight() {
     TopologyModel& m = *model_;
-    m.highlighted.assign(static_cast<size_t>(m.gpus), 0);
-    m.rack_highlighted.assign(static_cast<size_t>(m.racks), 0);
+    m.highlighted.assign(static_cast<size_t>(m.layout.gpus), 0);
+    m.rack_highlighted.assign(static_cast<size_t>(m.layout.racks), 0);
     m.any_highlight = false;
     m.highlight_label.clear();
     if (state_) {
         for (const int gpu : state_->highlightedGpus())
-            if (gpu >= 0 && gpu < m.gpus) {
+            if (gpu >= 0 && gpu < m.layout.gpus) {
                 m.highlighted[static_cast<size_t>(gpu)] = 1;
                 m.rack_highlighted[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
                 m.any_highlight = true;
@@ -277,7 +277,7 @@ void TopologyView::updateHighlight() {
 
 void TopologyView::setHoveredGpu(int gpu) {
     TopologyModel& m = *model_;
-    if (gpu >= m.gpus)
+    if (gpu >= m.layout.gpus)
         gpu = -1;
     if (gpu == m.hovered)
         return;
@@ -322,41 +322,13 @@ double TopologyView::gpuMetricValue(int gpu) const {
 }
 
 QRectF TopologyView::gpuSceneRect(int gpu) const {
-    if (!model_->report || gpu < 0 || gpu >= model_->gpus)
+    if (!model_->report || gpu < 0 || gpu >= model_->layout.gpus)
         return {};
-    return model_->gpuRect(gpu);
+    return model_->layout.gpuRect(gpu);
 }
 
 int TopologyView::gpuAtScenePos(const QPointF& pos) const {
-    const TopologyModel& m = *model_;
-    if (!m.report)
-        return -1;
-    for (int rack = 0; rack < m.racks; ++rack) {
-        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
-        if (!rr.contains(pos))
-            continue;
-        int node = -1;
-        for (int n = m.firstNode(rack); n < m.endNode(rack); ++n)
-            if (m.nodeRect(n).contains(pos))
-                node = n;
-        if (node < 0)
-            return -1;
-        const QRectF nr = m.nodeRect(node);
-        const int local = static_cast<int>(
-            std::floor((pos.x() - nr.left() - detail::kNodePad + detail::kGap / 2) /
-                       (detail::kTile + detail::kGap)));
-        if (local < 0 || local >= m.gpn)
-            return -1;
-        const int gpu = node * m.gpn + local;
-        // Forgiving by half a gap, so the cursor never flickers between tiles.
-        return m.gpuRect(gpu)
-                       .adjusted(-detail::kGap / 2, -detail::kGap / 2, detail::kGap / 2,
-                                 detail::kGap / 2)
-                       .contains(pos)
-                   ? gpu
-                   : -1;
-    }
-    return -1;
+    return model_->report ? model_->layout.gpuAt(pos) : -1;
 }
 
 void TopologyView::repaintItems() {
@@ -366,10 +338,10 @@ void TopologyView::repaintItems() {
 }
 
 void TopologyView::fitAll() {
-    if (model_->view_bounds.isEmpty())
+    if (model_->layout.view_bounds.isEmpty())
         return;
     view_->resetTransform();
-    view_->fitInView(model_->view_bounds, Qt::KeepAspectRatio);
+    view_->fitInView(model_->layout.view_bounds, Qt::KeepAspectRatio);
     view_->fit_mode = true;
     updateInfoPanel();
 }
@@ -390,10 +362,10 @@ void TopologyView::onClick(const QPointF& scene_pos) {
     const int gpu = detail() == Detail::racks ? -1 : gpuAtScenePos(scene_pos);
     if (detail() == Detail::racks) {
         // A click on a rack zooms in to it.
-        for (int rack = 0; rack < model_->racks; ++rack)
-            if (model_->rack_rects[static_cast<size_t>(rack)].contains(scene_pos)) {
-                zoomToGpu(model_->firstNode(rack) * model_->gpn, 20);
-                view_->centerOn(model_->rack_rects[static_cast<size_t>(rack)].center());
+        for (int rack = 0; rack < model_->layout.racks; ++rack)
+            if (model_->layout.rack_rects[static_cast<size_t>(rack)].contains(scene_pos)) {
+                zoomToGpu(model_->layout.firstNode(rack) * model_->layout.shape.gpus_per_node, 20);
+                view_->centerOn(model_->layout.rack_rects[static_cast<size_t>(rack)].center());
                 return;
             }
         return;

@@ -61,7 +61,7 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                            .arg(gpu)
                            .arg(m.graph->rackOf(gpu))
                            .arg(m.graph->nodeOf(gpu))
-                           .arg(gpu % m.gpn);
+                           .arg(gpu % m.layout.shape.gpus_per_node);
         text += QStringLiteral("stage %1 · TP %2 · DP %3 · EP rank %4 · expert-DP %5<br>")
                     .arg(rc.pp)
                     .arg(rc.tp)
@@ -93,13 +93,13 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
     }
     // Something in a node that is not a GPU: a NIC or the scale-up switch.
     if (d == Detail::full) {
-        for (int rack = 0; rack < m.racks; ++rack) {
-            if (!m.rack_rects[static_cast<size_t>(rack)].contains(pos))
+        for (int rack = 0; rack < m.layout.racks; ++rack) {
+            if (!m.layout.rack_rects[static_cast<size_t>(rack)].contains(pos))
                 continue;
-            for (int node = m.firstNode(rack); node < m.endNode(rack); ++node) {
-                for (int rail = 0; rail < m.nics_per_node; ++rail)
-                    if (m.nicRect(node, rail).adjusted(-2, -2, 2, 2).contains(pos)) {
-                        const int nic = node * m.nics_per_node + rail;
+            for (int node = m.layout.firstNode(rack); node < m.layout.endNode(rack); ++node) {
+                for (int rail = 0; rail < m.layout.shape.nics_per_node; ++rail)
+                    if (m.layout.nicRect(node, rail).adjusted(-2, -2, 2, 2).contains(pos)) {
+                        const int nic = node * m.layout.shape.nics_per_node + rail;
                         const int link = nic < static_cast<int>(m.graph->nic_leaf_link.size())
                                              ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
                                              : -1;
@@ -111,11 +111,11 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                             .arg(formatBytes(m.bytes(link)))
                             .arg(formatPercent(m.util(link)));
                     }
-                if (m.barRect(node).contains(pos))
+                if (m.layout.barRect(node).contains(pos))
                     return QStringLiteral(
                                "<b>%1 switch</b> of %2<br>busiest GPU link %3 of the step")
                         .arg(QString::fromStdString(m.result->scenario.cluster.gpu.scale_up_fabric))
-                        .arg(m.rack_domain
+                        .arg(m.layout.shape.rack_scale_up_domain
                                  ? QStringLiteral("rack %1 (reached through these ports)").arg(rack)
                                  : QStringLiteral("node %1").arg(node))
                         .arg(formatPercent(m.node_scale_up_util[static_cast<size_t>(node)]));
@@ -129,13 +129,13 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                 return text;
         }
     }
-    for (int rack = 0; rack < m.racks; ++rack)
-        if (m.rack_rects[static_cast<size_t>(rack)].contains(pos)) {
+    for (int rack = 0; rack < m.layout.racks; ++rack)
+        if (m.layout.rack_rects[static_cast<size_t>(rack)].contains(pos)) {
             const int hot = m.rack_hot_gpu[static_cast<size_t>(rack)];
             QString text = QStringLiteral("<b>%1</b> · nodes %2–%3<br>")
                                .arg(m.rackCaption(rack))
-                               .arg(m.firstNode(rack))
-                               .arg(m.endNode(rack) - 1);
+                               .arg(m.layout.firstNode(rack))
+                               .arg(m.layout.endNode(rack) - 1);
             if (m.overPower(rack))
                 text +=
                     QStringLiteral("<span style='color:%1'>over the %2 kW rack limit</span><br>")
@@ -159,7 +159,7 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
 
 QString TopologyView::gpuDetailsHtml(int gpu) const {
     const TopologyModel& m = *model_;
-    if (!m.report || gpu < 0 || gpu >= m.gpus)
+    if (!m.report || gpu < 0 || gpu >= m.layout.gpus)
         return {};
     const auto g = static_cast<size_t>(gpu);
     const Report& r = *m.report;
@@ -173,7 +173,7 @@ QString TopologyView::gpuDetailsHtml(int gpu) const {
             .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
             .arg(m.graph->rackOf(gpu))
             .arg(m.graph->nodeOf(gpu))
-            .arg(gpu % m.gpn)
+            .arg(gpu % m.layout.shape.gpus_per_node)
             .arg(rc.pp);
 
     // Parallel groups.
@@ -322,9 +322,9 @@ void TopologyView::updateInfoPanel() {
         QString html = QStringLiteral("<h3 style='margin:0'>%1</h3><p>%2 × %3 · %4 nodes in %5<br>"
                                       "%6 %7, %8 leaves, %9 spines</p>")
                            .arg(QString::fromStdString(s.name).toHtmlEscaped())
-                           .arg(m.gpus)
+                           .arg(m.layout.gpus)
                            .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
-                           .arg(m.nodes)
+                           .arg(m.layout.nodes)
                            .arg(QString::fromStdString(s.cluster.describeRacks()).toHtmlEscaped())
                            .arg(QString::fromLatin1(toString(s.cluster.fabric)))
                            .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
@@ -422,13 +422,14 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
                                : QString();
     p.drawText(QRectF(margin, 56, page.width() - 2 * margin, 20), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("%1 × %2 · %3 nodes × %4 GPUs · %5 racks · %6 per %7%8")
-                   .arg(m.gpus)
+                   .arg(m.layout.gpus)
                    .arg(QString::fromStdString(s.cluster.gpu.name))
-                   .arg(m.nodes)
-                   .arg(m.gpn)
-                   .arg(m.racks)
+                   .arg(m.layout.nodes)
+                   .arg(m.layout.shape.gpus_per_node)
+                   .arg(m.layout.racks)
                    .arg(QString::fromStdString(s.cluster.gpu.scale_up_fabric))
-                   .arg(m.rack_domain ? QStringLiteral("rack") : QStringLiteral("node"))
+                   .arg(m.layout.shape.rack_scale_up_domain ? QStringLiteral("rack")
+                                                            : QStringLiteral("node"))
                    .arg(fabric));
     const LayoutSpec& l = s.layout;
     p.drawText(
@@ -453,7 +454,7 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     const double top = 122;
     const QRectF area(margin, top, page.width() - 2 * margin - legend_w - gap,
                       page.height() - top - margin);
-    const QRectF bounds = m.bounds;
+    const QRectF bounds = m.layout.bounds;
     const double scale = std::min(area.width() / bounds.width(), area.height() / bounds.height());
     const QSizeF size = bounds.size() * scale;
     const double left = margin + (page.width() - 2 * margin - (size.width() + gap + legend_w)) / 2;
