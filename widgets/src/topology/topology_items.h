@@ -65,8 +65,7 @@ public:
                            .arg(pod.leaves.size() == 1 ? "" : "es");
         const QString title =
             m.layout.pods.size() > 1 ? QStringLiteral("Pod %1").arg(pod_) : QString();
-        const QRectF header(pod.rect.left() + kPodPad, pod.rect.top(),
-                            pod.rect.width() - 2 * kPodPad, m.layout.pod_header_h);
+        const QRectF header = m.layout.podHeaderRect(pod_);
         const double px = std::clamp(m.layout.pod_header_h * lod * 0.5, 9.0, 15.0);
         drawScreenText(p, lod, header, title.isEmpty() ? caption : title + " · " + caption, px,
                        Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted, false);
@@ -96,7 +95,17 @@ public:
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override;
 
 private:
+    // Layers, bottom to top: the frame with its caption and free slots; per node its tray
+    // (with the links inside it at full detail), NICs, scale-up bar and GPU tiles with their
+    // group rings, labels and marks; the rack switch of a rack-wide scale-up domain.
     void paintWholeRack(QPainter* p, double lod) const;
+    void paintFrame(QPainter* p, double lod, bool full) const;
+    void paintTray(QPainter* p, int node, double lod, bool full) const;
+    void paintNics(QPainter* p, int node, bool full) const;
+    void paintScaleUpBar(QPainter* p, int node, double lod, bool full) const;
+    void paintGpuTile(QPainter* p, int gpu, const QRectF& tile, bool full) const;
+    void paintGpuLabel(QPainter* p, int gpu, const QRectF& tile, double lod) const;
+    void paintRackSwitch(QPainter* p, double lod) const;
     void paintGroupRings(QPainter* p, int gpu, const QRectF& tile, double lod, bool full) const;
     void paintGpuMarks(QPainter* p, int gpu, const QRectF& tile, double lod, bool full) const;
     const TopologyModel* model_;
