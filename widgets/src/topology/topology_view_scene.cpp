@@ -65,49 +65,21 @@ QString shapeKey(const Scenario& s, const HardwareGraph& g) {
         .arg(racks);
 }
 
-} // namespace
+// Every result (traffic, power and load change with any edit):
 
-void TopologyView::showResult(const EvaluationResultPtr& result) {
-    TopologyModel& m = *model_;
-    if (!result || !result->report.graph || !result->report.placement) {
-        m = TopologyModel{};
-        m.theme = detail::viewTheme(detail::isDark(palette()));
-        scene_->clear();
-        shape_key_.clear();
-        updateInfoPanel();
-        return;
-    }
-    m.result = result;
-    m.report = &result->report;
-    m.graph = result->report.graph.get();
-    m.placement = result->report.placement.get();
-    if (state_) {
-        m.metric = state_->gpuMetric();
-        m.selected = state_->selectedGpu();
-    }
-    if (m.selected >= m.graph->gpuCount())
-        m.selected = -1;
-    if (m.hovered >= m.graph->gpuCount())
-        m.hovered = -1;
-    m.editable = document_ != nullptr;
-    const QString key = shapeKey(result->scenario, *m.graph);
-    if (key != shape_key_) {
-        // A node moved between racks: the user is working where they are zoomed, so the view
-        // stays there (unless it was showing the whole cluster, which it keeps doing).
-        const bool same_hardware =
-            key.section(QLatin1Char('|'), 0, 0) == shape_key_.section(QLatin1Char('|'), 0, 0);
-        shape_key_ = key;
-        rebuildScene(same_hardware && !view_->fit_mode);
-    }
-    m.rack_power_w = result->report.economics.power.rack_w;
+/// Racks the rack-power-over warning names.
+void markRacksOverPower(TopologyModel& m) {
     m.rack_over_power.assign(static_cast<size_t>(m.layout.racks), 0);
-    for (const DesignWarning& w : result->report.warnings)
+    for (const DesignWarning& w : m.report->warnings)
         if (w.code == WarningCode::rack_power_over)
             for (const int gpu : w.gpus)
                 if (gpu >= 0 && gpu < m.layout.gpus)
                     m.rack_over_power[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
+}
 
-    // Link aggregates (every result: traffic changes with any edit).
+/// Per rack and leaf the NIC cables as one bundle; the busiest link of each leaf, spine, node,
+/// rack and pod; the busiest link of all.
+void aggregateLinks(TopologyModel& m) {
     const HardwareGraph& g = *m.graph;
     m.rack_bundles.assign(static_cast<size_t>(m.layout.racks), {});
     for (int nic = 0; nic < g.nics; ++nic) {
@@ -177,9 +149,10 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         for (const int leaf : m.layout.pods[p].leaves)
             m.pod_up_util[p] =
                 std::max(m.pod_up_util[p], m.leaf_up_util[static_cast<size_t>(leaf)]);
+}
 
-    // Stage lookups and the MoE layers each stage holds.
-    const int pp = std::max(1, result->scenario.layout.pp);
+/// Stage lookups and the MoE layers each of the `pp` stages holds; the hottest GPU.
+void indexStageLayers(TopologyModel& m, int pp) {
     m.stage_index.assign(static_cast<size_t>(pp), -1);
     for (size_t i = 0; i < m.report->stages.size(); ++i) {
         const int stage = m.report->stages[i].layers.stage;
@@ -199,6 +172,46 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         }
     }
     m.hottest = load.moe_layers > 0 ? load.hottestGpu(*m.placement) : -1;
+}
+
+} // namespace
+
+void TopologyView::showResult(const EvaluationResultPtr& result) {
+    TopologyModel& m = *model_;
+    if (!result || !result->report.graph || !result->report.placement) {
+        m = TopologyModel{};
+        m.theme = detail::viewTheme(detail::isDark(palette()));
+        scene_->clear();
+        shape_key_.clear();
+        updateInfoPanel();
+        return;
+    }
+    m.result = result;
+    m.report = &result->report;
+    m.graph = result->report.graph.get();
+    m.placement = result->report.placement.get();
+    if (state_) {
+        m.metric = state_->gpuMetric();
+        m.selected = state_->selectedGpu();
+    }
+    if (m.selected >= m.graph->gpuCount())
+        m.selected = -1;
+    if (m.hovered >= m.graph->gpuCount())
+        m.hovered = -1;
+    m.editable = document_ != nullptr;
+    const QString key = shapeKey(result->scenario, *m.graph);
+    if (key != shape_key_) {
+        // A node moved between racks: the user is working where they are zoomed, so the view
+        // stays there (unless it was showing the whole cluster, which it keeps doing).
+        const bool same_hardware =
+            key.section(QLatin1Char('|'), 0, 0) == shape_key_.section(QLatin1Char('|'), 0, 0);
+        shape_key_ = key;
+        rebuildScene(same_hardware && !view_->fit_mode);
+    }
+    m.rack_power_w = result->report.economics.power.rack_w;
+    markRacksOverPower(m);
+    aggregateLinks(m);
+    indexStageLayers(m, std::max(1, result->scenario.layout.pp));
 
     updateColors();
     updateHoverMask();
