@@ -53,6 +53,8 @@ constexpr double kLoadRampLow = 1.0;
 constexpr std::array<GroupKind, 5> kAllHoverKinds = {GroupKind::dp, GroupKind::pp, GroupKind::ep,
                                                      GroupKind::cp, GroupKind::tp};
 
+/// The group kinds a hover choice outlines ("all": kAllHoverKinds, outermost ring first).
+std::vector<GroupKind> hoverKinds(TopologyView::HoverGroups groups);
 QColor groupColor(GroupKind kind);
 QString groupName(GroupKind kind);
 /// Text drawn at a constant screen size inside a scene rectangle, elided to fit.

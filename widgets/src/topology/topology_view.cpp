@@ -267,34 +267,7 @@ void TopologyView::updateHoverMask() {
     m.hover_mask.assign(static_cast<size_t>(m.layout.gpus), 0);
     if (!m.placement || m.hovered < 0 || m.hovered >= m.layout.gpus)
         return;
-    std::vector<GroupKind> kinds;
-    switch (hover_groups_) {
-    case HoverGroups::all:
-        kinds.assign(detail::kAllHoverKinds.begin(), detail::kAllHoverKinds.end());
-        break;
-    case HoverGroups::ep:
-        kinds = {GroupKind::ep};
-        break;
-    case HoverGroups::tp:
-        kinds = {GroupKind::tp};
-        break;
-    case HoverGroups::cp:
-        kinds = {GroupKind::cp};
-        break;
-    case HoverGroups::dp:
-        kinds = {GroupKind::dp};
-        break;
-    case HoverGroups::pp:
-        kinds = {GroupKind::pp};
-        break;
-    case HoverGroups::etp:
-        kinds = {GroupKind::etp};
-        break;
-    case HoverGroups::edp:
-        kinds = {GroupKind::edp};
-        break;
-    }
-    for (const GroupKind kind : kinds) {
+    for (const GroupKind kind : detail::hoverKinds(hover_groups_)) {
         const ParallelGroup& group = m.placement->groupOf(kind, m.hovered);
         if (group.gpus.size() <= 1)
             continue;
