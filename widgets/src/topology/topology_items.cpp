@@ -85,12 +85,15 @@ void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QSt
 }
 
 TopologyView::Detail detailFor(double lod) {
-    const double tile_px = kTile * lod;
-    if (tile_px >= kFullTilePx)
-        return TopologyView::Detail::full;
-    if (tile_px >= kCellTilePx)
+    switch (levelOfDetail(lod)) {
+    case LevelOfDetail::racks:
+        return TopologyView::Detail::racks;
+    case LevelOfDetail::gpus:
         return TopologyView::Detail::gpus;
-    return TopologyView::Detail::racks;
+    case LevelOfDetail::full:
+        break;
+    }
+    return TopologyView::Detail::full;
 }
 
 /// A cosmetic pen: `px` screen pixels wide whatever the zoom.
@@ -102,7 +105,7 @@ QPen screenPen(const QColor& color, double px) {
 
 void RackItem::paintWholeRack(QPainter* p, double lod) const {
     const TopologyModel& m = *model_;
-    const QRectF r = m.rack_rects[static_cast<size_t>(rack_)];
+    const QRectF r = m.layout.rack_rects[static_cast<size_t>(rack_)];
     const int hot = m.rack_hot_gpu[static_cast<size_t>(rack_)];
     const QColor fill = hot >= 0 ? m.fill[static_cast<size_t>(hot)] : m.theme.no_data;
     const bool lit = m.rack_highlighted[static_cast<size_t>(rack_)] != 0;
@@ -114,9 +117,10 @@ void RackItem::paintWholeRack(QPainter* p, double lod) const {
     // Free slots stay rack-coloured, so a rack short of nodes reads as one at a glance.
     p->setPen(Qt::NoPen);
     p->setBrush(m.theme.rack_fill);
-    for (int slot = m.endNode(rack_) - m.firstNode(rack_); slot < m.npr; ++slot)
-        p->drawRect(
-            m.slotRect(r, slot).adjusted(-kNodeGap / 2, -kNodeGap / 2, kNodeGap / 2, kNodeGap / 2));
+    for (int slot = m.layout.endNode(rack_) - m.layout.firstNode(rack_);
+         slot < m.layout.shape.nodes_per_rack; ++slot)
+        p->drawRect(m.layout.slotRect(r, slot).adjusted(-kNodeGap / 2, -kNodeGap / 2, kNodeGap / 2,
+                                                        kNodeGap / 2));
     const double px = std::clamp(r.width() * lod * 0.22, 7.0, 12.0);
     drawScreenText(p, lod, r, QString::number(rack_), px, Qt::AlignCenter, textOn(fill));
 }
@@ -130,7 +134,30 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
         return;
     }
     const bool full = detail == TopologyView::Detail::full;
-    const QRectF rr = m.rack_rects[static_cast<size_t>(rack_)];
+    paintFrame(p, lod, full);
+    for (int node = m.layout.firstNode(rack_); node < m.layout.endNode(rack_); ++node) {
+        paintTray(p, node, lod, full);
+        paintNics(p, node, full);
+        paintScaleUpBar(p, node, lod, full);
+        // GPU tiles (axis-aligned cells need no antialiasing when small).
+        p->setRenderHint(QPainter::Antialiasing, full);
+        const int gpn = m.layout.shape.gpus_per_node;
+        for (int gpu = node * gpn; gpu < (node + 1) * gpn; ++gpu) {
+            const QRectF tile = m.layout.gpuRect(gpu);
+            paintGpuTile(p, gpu, tile, full);
+            paintGroupRings(p, gpu, tile, lod, full);
+            if (full)
+                paintGpuLabel(p, gpu, tile, lod);
+            paintGpuMarks(p, gpu, tile, lod, full);
+        }
+    }
+    if (m.layout.shape.rack_scale_up_domain)
+        paintRackSwitch(p, lod);
+}
+
+void RackItem::paintFrame(QPainter* p, double lod, bool full) const {
+    const TopologyModel& m = *model_;
+    const QRectF rr = m.layout.rack_rects[static_cast<size_t>(rack_)];
     const bool over = m.overPower(rack_);
     p->setPen(over ? screenPen(m.theme.danger, 2.5)
                    : screenPen(m.rack_highlighted[static_cast<size_t>(rack_)] && !full
@@ -139,10 +166,7 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
                                1));
     p->setBrush(m.theme.rack_fill);
     p->drawRoundedRect(rr, 6, 6);
-    const int first_node = m.firstNode(rack_);
-    const int last_node = m.endNode(rack_) - 1;
-    drawScreenText(p, lod,
-                   QRectF(rr.left() + kRackPad, rr.top(), rr.width() - 2 * kRackPad, kRackHeader),
+    drawScreenText(p, lod, m.layout.rackHeaderRect(rack_),
                    (over ? QStringLiteral("⚠ ") : QString()) + m.rackCaption(rack_),
                    std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignLeft | Qt::AlignVCenter,
                    over ? m.theme.danger : m.theme.text, true);
@@ -151,157 +175,132 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     free_pen.setStyle(Qt::DashLine);
     p->setPen(free_pen);
     p->setBrush(Qt::NoBrush);
-    for (int slot = last_node + 1 - first_node; slot < m.npr; ++slot) {
-        const QRectF free = m.slotRect(rr, slot);
+    const int held = m.layout.endNode(rack_) - m.layout.firstNode(rack_);
+    for (int slot = held; slot < m.layout.shape.nodes_per_rack; ++slot) {
+        const QRectF free = m.layout.slotRect(rr, slot);
         p->drawRoundedRect(free, 4, 4);
         if (full)
             drawScreenText(p, lod, free, QStringLiteral("free slot"),
                            std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0), Qt::AlignCenter,
                            m.theme.muted);
     }
+}
 
-    for (int node = first_node; node <= last_node; ++node) {
-        const QRectF nr = m.nodeRect(node);
-        p->setPen(screenPen(m.theme.node_border, 1));
-        p->setBrush(m.theme.node_fill);
-        p->drawRoundedRect(nr, 4, 4);
-        const int first_gpu = node * m.gpn;
-        const QRectF bar = m.barRect(node);
-        if (full) {
-            drawScreenText(p, lod,
-                           QRectF(nr.left() + kNodePad, nr.top() + kNodeTop,
-                                  nr.width() - 2 * kNodePad, kNodeHeader),
-                           QStringLiteral("node %1").arg(node),
-                           std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
-                           Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
-            // GPU <-> NIC (PCIe) and GPU <-> NVSwitch links, coloured by their utilization.
-            for (int local = 0; local < m.gpn; ++local) {
-                const int gpu = first_gpu + local;
-                const QRectF tile = m.gpuRect(gpu);
-                const int nic_vertex = m.graph->gpu_nic_vertex[static_cast<size_t>(gpu)];
-                const int rail = m.graph->vertices[static_cast<size_t>(nic_vertex)].rail;
-                const QRectF nic = m.nicRect(node, rail);
-                const int pcie = m.graph->gpu_nic_link[static_cast<size_t>(gpu)];
-                p->setPen(QPen(m.linkColor(m.util(pcie), m.bytes(pcie)), 2.5, Qt::SolidLine,
-                               Qt::FlatCap));
-                p->drawLine(QPointF(tile.center().x(), tile.top()),
-                            QPointF(nic.center().x(), nic.bottom()));
-                const int up = m.graph->gpu_scale_up_link[static_cast<size_t>(gpu)];
-                if (up >= 0) {
-                    p->setPen(QPen(m.linkColor(m.util(up), m.bytes(up)), 3.5, Qt::SolidLine,
-                                   Qt::FlatCap));
-                    p->drawLine(QPointF(tile.center().x(), tile.bottom()),
-                                QPointF(tile.center().x(), bar.top()));
-                }
-            }
-        }
-        // NICs, filled by the utilization of their fabric link.
-        for (int rail = 0; rail < m.nics_per_node; ++rail) {
-            const int nic = node * m.nics_per_node + rail;
-            const int link = nic < static_cast<int>(m.graph->nic_leaf_link.size())
-                                 ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
-                                 : -1;
-            const QRectF rect = m.nicRect(node, rail);
-            p->setPen(full ? screenPen(m.theme.switch_fill, 1) : Qt::NoPen);
-            p->setBrush(link >= 0 ? m.linkColor(m.util(link), m.bytes(link)) : m.theme.idle_link);
-            p->drawRect(rect);
-        }
-        // The scale-up switch of a node domain (or this node's NVLink ports of a rack domain).
-        const bool has_switch = m.gpn > 1 || m.rack_domain;
-        if (has_switch) {
-            const QColor bar_fill =
-                full ? m.theme.switch_fill
-                     : m.linkColor(m.node_scale_up_util[static_cast<size_t>(node)],
-                                   m.node_scale_up_util[static_cast<size_t>(node)] > 0 ? 1 : 0);
-            p->setPen(Qt::NoPen);
-            p->setBrush(bar_fill);
-            p->drawRoundedRect(bar, 2, 2);
-            if (full)
-                drawScreenText(
-                    p, lod, bar,
-                    m.rack_domain ? QStringLiteral("NVLink ports → rack NVSwitch")
-                    : m.result->scenario.cluster.gpu.scale_up_fabric.empty()
-                        ? QStringLiteral("scale-up switch")
-                        : QString::fromStdString(m.result->scenario.cluster.gpu.scale_up_fabric) +
-                              QStringLiteral(" switch"),
-                    std::clamp(kBarH * lod * 0.75, 8.0, 11.0), Qt::AlignCenter,
-                    m.theme.switch_text);
-        }
-        // GPU tiles (axis-aligned cells need no antialiasing when small).
-        p->setRenderHint(QPainter::Antialiasing, full);
-        for (int local = 0; local < m.gpn; ++local) {
-            const int gpu = first_gpu + local;
-            const QRectF tile = m.gpuRect(gpu);
-            const QColor fill = m.fill[static_cast<size_t>(gpu)];
-            if (full) {
-                p->setPen(screenPen(fill.darker(140), 1));
-                p->setBrush(fill);
-                p->drawRoundedRect(tile, 4, 4);
-            } else {
-                p->fillRect(tile, fill);
-            }
-            paintGroupRings(p, gpu, tile, lod, full);
-            if (full) {
-                const double tile_px = kTile * lod;
-                const QColor ink = textOn(fill);
-                const double index_px = std::clamp(tile_px * 0.27, 9.0, 14.0);
-                // Two lines (id and metric value) when the tile is large enough.
-                if (tile_px >= 34) {
-                    drawScreenText(
-                        p, lod,
-                        QRectF(tile.left(), tile.top() + 3, tile.width(), tile.height() / 2),
-                        QString::number(gpu), index_px, Qt::AlignHCenter | Qt::AlignBottom, ink,
-                        true);
-                    const auto g = static_cast<size_t>(gpu);
-                    if (g < m.raw.size()) {
-                        QString text;
-                        const double raw = m.raw[g];
-                        if (std::isfinite(raw)) {
-                            switch (m.metric) {
-                            case GpuMetric::expert_load:
-                                text = QString::number(raw, 'f', 2) + QStringLiteral("×");
-                                break;
-                            case GpuMetric::memory_use:
-                            case GpuMetric::idle_time:
-                            case GpuMetric::traffic:
-                                text = formatPercent(m.value[g]);
-                                break;
-                            }
-                        }
-                        if (!text.isEmpty())
-                            drawScreenText(p, lod,
-                                           QRectF(tile.left(), tile.center().y() + 1, tile.width(),
-                                                  tile.height() / 2 - 3),
-                                           text, std::clamp(kTile * lod * 0.24, 8.0, 12.0),
-                                           Qt::AlignHCenter | Qt::AlignTop, textOn(m.fill[g]));
-                    }
-                } else {
-                    drawScreenText(p, lod, tile, QString::number(gpu), index_px, Qt::AlignCenter,
-                                   ink, true);
-                }
-            }
-            paintGpuMarks(p, gpu, tile, lod, full);
+void RackItem::paintTray(QPainter* p, int node, double lod, bool full) const {
+    const TopologyModel& m = *model_;
+    const TopologyLayout& l = m.layout;
+    p->setPen(screenPen(m.theme.node_border, 1));
+    p->setBrush(m.theme.node_fill);
+    p->drawRoundedRect(l.nodeRect(node), 4, 4);
+    if (!full)
+        return;
+    drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
+                   std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
+                   Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+    // GPU <-> NIC (PCIe) and GPU <-> NVSwitch links, coloured by their utilization.
+    const int gpn = l.shape.gpus_per_node;
+    for (int gpu = node * gpn; gpu < (node + 1) * gpn; ++gpu) {
+        const int nic_vertex = m.graph->gpu_nic_vertex[static_cast<size_t>(gpu)];
+        const int rail = m.graph->vertices[static_cast<size_t>(nic_vertex)].rail;
+        const int pcie = m.graph->gpu_nic_link[static_cast<size_t>(gpu)];
+        p->setPen(QPen(m.linkColor(m.util(pcie), m.bytes(pcie)), 2.5, Qt::SolidLine, Qt::FlatCap));
+        p->drawLine(l.gpuNicLine(gpu, rail));
+        const int up = m.graph->gpu_scale_up_link[static_cast<size_t>(gpu)];
+        if (up >= 0) {
+            p->setPen(QPen(m.linkColor(m.util(up), m.bytes(up)), 3.5, Qt::SolidLine, Qt::FlatCap));
+            p->drawLine(l.gpuScaleUpLine(gpu));
         }
     }
-    if (m.rack_domain) {
-        const QRectF bar = m.rackBarRect(rack_);
-        const double u = m.rack_scale_up_util[static_cast<size_t>(rack_)];
-        // Each node's NVLink ports run down beside its column of nodes to the rack switch.
-        p->setPen(QPen(m.linkColor(u, u > 0 ? 1 : 0), 2));
-        for (int node = first_node; node <= last_node; ++node) {
-            const QRectF nb = m.barRect(node);
-            const double x = m.nodeRect(node).right() + kNodeGap / 2;
-            p->drawLine(QPointF(nb.right(), nb.center().y()), QPointF(x, nb.center().y()));
-            if ((node - first_node) % m.node_rows == 0)
-                p->drawLine(QPointF(x, nb.center().y()), QPointF(x, bar.top()));
-        }
-        p->setPen(Qt::NoPen);
-        p->setBrush(m.theme.switch_fill);
-        p->drawRoundedRect(bar, 3, 3);
-        drawScreenText(
-            p, lod, bar, QStringLiteral("rack NVSwitch · %1 GPUs").arg(m.graph->gpus_per_domain),
-            std::clamp(kRackBarH * lod * 0.65, 8.0, 12.0), Qt::AlignCenter, m.theme.switch_text);
+}
+
+void RackItem::paintNics(QPainter* p, int node, bool full) const {
+    // NICs, filled by the utilization of their fabric link.
+    const TopologyModel& m = *model_;
+    const int nics_per_node = m.layout.shape.nics_per_node;
+    for (int rail = 0; rail < nics_per_node; ++rail) {
+        const int nic = node * nics_per_node + rail;
+        const int link = nic < static_cast<int>(m.graph->nic_leaf_link.size())
+                             ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
+                             : -1;
+        p->setPen(full ? screenPen(m.theme.switch_fill, 1) : Qt::NoPen);
+        p->setBrush(link >= 0 ? m.linkColor(m.util(link), m.bytes(link)) : m.theme.idle_link);
+        p->drawRect(m.layout.nicRect(node, rail));
     }
+}
+
+void RackItem::paintScaleUpBar(QPainter* p, int node, double lod, bool full) const {
+    // The scale-up switch of a node domain (or this node's NVLink ports of a rack domain).
+    const TopologyModel& m = *model_;
+    const bool rack_domain = m.layout.shape.rack_scale_up_domain;
+    if (m.layout.shape.gpus_per_node <= 1 && !rack_domain)
+        return;
+    const double node_util = m.node_scale_up_util[static_cast<size_t>(node)];
+    const QRectF bar = m.layout.barRect(node);
+    p->setPen(Qt::NoPen);
+    p->setBrush(full ? m.theme.switch_fill : m.linkColor(node_util, node_util > 0 ? 1 : 0));
+    p->drawRoundedRect(bar, 2, 2);
+    if (!full)
+        return;
+    const std::string& fabric = m.result->scenario.cluster.gpu.scale_up_fabric;
+    drawScreenText(p, lod, bar,
+                   rack_domain      ? QStringLiteral("NVLink ports → rack NVSwitch")
+                   : fabric.empty() ? QStringLiteral("scale-up switch")
+                                    : QString::fromStdString(fabric) + QStringLiteral(" switch"),
+                   std::clamp(kBarH * lod * 0.75, 8.0, 11.0), Qt::AlignCenter, m.theme.switch_text);
+}
+
+void RackItem::paintGpuTile(QPainter* p, int gpu, const QRectF& tile, bool full) const {
+    const QColor fill = model_->fill[static_cast<size_t>(gpu)];
+    if (full) {
+        p->setPen(screenPen(fill.darker(140), 1));
+        p->setBrush(fill);
+        p->drawRoundedRect(tile, 4, 4);
+    } else {
+        p->fillRect(tile, fill);
+    }
+}
+
+void RackItem::paintGpuLabel(QPainter* p, int gpu, const QRectF& tile, double lod) const {
+    const TopologyModel& m = *model_;
+    const auto g = static_cast<size_t>(gpu);
+    const double tile_px = kTile * lod;
+    const QColor ink = textOn(m.fill[g]);
+    const double index_px = std::clamp(tile_px * 0.27, 9.0, 14.0);
+    // Two lines (id and metric value) when the tile is large enough.
+    if (tile_px < 34) {
+        drawScreenText(p, lod, tile, QString::number(gpu), index_px, Qt::AlignCenter, ink, true);
+        return;
+    }
+    drawScreenText(p, lod, QRectF(tile.left(), tile.top() + 3, tile.width(), tile.height() / 2),
+                   QString::number(gpu), index_px, Qt::AlignHCenter | Qt::AlignBottom, ink, true);
+    if (g >= m.raw.size() || !std::isfinite(m.raw[g]))
+        return;
+    const QString text = m.metric == GpuMetric::expert_load
+                             ? QString::number(m.raw[g], 'f', 2) + QStringLiteral("×")
+                             : formatPercent(m.value[g]);
+    drawScreenText(
+        p, lod, QRectF(tile.left(), tile.center().y() + 1, tile.width(), tile.height() / 2 - 3),
+        text, std::clamp(kTile * lod * 0.24, 8.0, 12.0), Qt::AlignHCenter | Qt::AlignTop, ink);
+}
+
+void RackItem::paintRackSwitch(QPainter* p, double lod) const {
+    // Each node's NVLink ports run down beside its column of nodes to the rack switch.
+    const TopologyModel& m = *model_;
+    const TopologyLayout& l = m.layout;
+    const QRectF bar = l.rackBarRect(rack_);
+    const double u = m.rack_scale_up_util[static_cast<size_t>(rack_)];
+    p->setPen(QPen(m.linkColor(u, u > 0 ? 1 : 0), 2));
+    for (int node = l.firstNode(rack_); node < l.endNode(rack_); ++node) {
+        p->drawLine(l.nodePortLine(node));
+        if (l.hasColumnDrop(node))
+            p->drawLine(l.columnDropLine(node));
+    }
+    p->setPen(Qt::NoPen);
+    p->setBrush(m.theme.switch_fill);
+    p->drawRoundedRect(bar, 3, 3);
+    drawScreenText(
+        p, lod, bar, QStringLiteral("rack NVSwitch · %1 GPUs").arg(m.graph->gpus_per_domain),
+        std::clamp(kRackBarH * lod * 0.65, 8.0, 12.0), Qt::AlignCenter, m.theme.switch_text);
 }
 
 void RackItem::paintGroupRings(QPainter* p, int gpu, const QRectF& tile, double lod,
@@ -410,40 +409,38 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     const TopologyModel& m = *model_;
     const HardwareGraph& g = *m.graph;
     const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
-    const QRectF exposed = option->exposedRect.isEmpty() ? m.bounds : option->exposedRect;
+    const QRectF exposed = option->exposedRect.isEmpty() ? m.layout.bounds : option->exposedRect;
     const bool full = detailFor(lod) == TopologyView::Detail::full;
     const bool spines = layer_ == Layer::spines;
 
-    if (spines && !m.spine_rects.empty()) {
+    if (spines && !m.layout.spine_rects.empty()) {
         double max_up = 0;
         for (const double u : m.leaf_up_util)
             max_up = std::max(max_up, u);
-        drawScreenText(p, lod, m.spine_label_rect,
+        drawScreenText(p, lod, m.layout.spine_label_rect,
                        QStringLiteral("Spine layer · %1 switches · %2 leaf uplinks · busiest %3")
                            .arg(g.spines)
                            .arg(std::accumulate(g.leaf_spine_links_count.begin(),
                                                 g.leaf_spine_links_count.end(), 0))
                            .arg(formatPercent(max_up)),
-                       std::clamp(m.spine_label_h * lod * 0.45, 10.0, 15.0),
+                       std::clamp(m.layout.spine_label_h * lod * 0.45, 10.0, 15.0),
                        Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
     }
 
     // Leaf <-> spine.
     LineBatch uplinks;
     int uplink_count = 0;
-    for (size_t pod = 0; spines && pod < m.pods.size(); ++pod) {
-        const Pod& pd = m.pods[pod];
+    for (size_t pod = 0; spines && pod < m.layout.pods.size(); ++pod) {
+        const PodGeometry& pd = m.layout.pods[pod];
         for (size_t slot = 0; slot < pd.leaves.size(); ++slot) {
             const int leaf = pd.leaves[slot];
-            const QRectF& lr = pd.leaf_rects[slot];
             const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
             const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
-            if (m.mesh) {
+            if (m.layout.mesh) {
                 for (int k = 0; k < count; ++k) {
                     const int link = begin + k;
                     const int spine = g.links[static_cast<size_t>(link)].b - m.spine_base;
-                    const QRectF& sr = m.spine_rects[static_cast<size_t>(spine)];
-                    const QLineF line(lr.center().x(), lr.top(), sr.center().x(), sr.bottom());
+                    const QLineF line = m.layout.uplinkLine(pd, static_cast<int>(slot), spine);
                     if (!exposed.intersects(
                             QRectF(line.p1(), line.p2()).normalized().adjusted(-2, -2, 2, 2)))
                         continue;
@@ -457,34 +454,27 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
 
     // Pods in several rows: each pod's uplinks as one trunk to the spine bus, coloured by the
     // busiest of them.
-    if (!spines && !m.trunks.empty()) {
+    if (!spines && !m.layout.trunks.empty()) {
         LineBatch trunks;
-        for (const auto& trunk : m.trunks) {
+        for (const auto& trunk : m.layout.trunks) {
             const double u = m.pod_up_util[static_cast<size_t>(trunk.pod)];
             const QColor color = quantizedLinkColor(m, u, u > 0 ? 1 : 0);
             for (int i = 0; i + 1 < trunk.line.size(); ++i)
                 trunks.add(color, QLineF(trunk.line[i], trunk.line[i + 1]));
         }
         LineBatch bus;
-        bus.add(m.theme.switch_fill, m.bus);
-        for (const QRectF& sr : m.spine_rects)
-            bus.add(m.theme.switch_fill,
-                    QLineF(sr.center().x(), sr.bottom(), sr.center().x(), m.bus.y1()));
+        bus.add(m.theme.switch_fill, m.layout.bus);
+        for (int spine = 0; spine < static_cast<int>(m.layout.spine_rects.size()); ++spine)
+            bus.add(m.theme.switch_fill, m.layout.spineDropLine(spine));
         bus.draw(p, full ? 3.0 : 2.0, 255);
         trunks.draw(p, full ? 3.0 : 2.0, 255);
     }
 
     // NIC <-> leaf, one line per rack and leaf, from the leaf to the rack's port for it.
     LineBatch cables;
-    for (int rack = 0; !spines && rack < m.racks; ++rack) {
-        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
-        const Pod& pd = m.pods[static_cast<size_t>(m.rack_pod[static_cast<size_t>(rack)])];
-        const double ports = std::max<size_t>(1, pd.leaves.size());
+    for (int rack = 0; !spines && rack < m.layout.racks; ++rack) {
         for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
-            const QRectF& lr = pd.leaf_rects[static_cast<size_t>(b.port)];
-            const double x =
-                rr.left() + kRackPad + (rr.width() - 2 * kRackPad) * (b.port + 0.5) / ports;
-            const QLineF line(lr.center().x(), lr.bottom(), x, rr.top());
+            const QLineF line = m.layout.cableLine(rack, b.port);
             if (!exposed.intersects(
                     QRectF(line.p1(), line.p2()).normalized().adjusted(-2, -2, 2, 2)))
                 continue;
@@ -504,10 +494,10 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
         drawScreenText(p, lod, r, label, std::clamp(r.height() * lod * 0.48, 8.0, 12.0),
                        Qt::AlignCenter, m.theme.switch_text);
     };
-    for (size_t s = 0; spines && s < m.spine_rects.size(); ++s)
-        drawSwitch(m.spine_rects[s], QStringLiteral("spine %1").arg(s));
+    for (size_t s = 0; spines && s < m.layout.spine_rects.size(); ++s)
+        drawSwitch(m.layout.spine_rects[s], QStringLiteral("spine %1").arg(s));
     const bool rail = m.result->scenario.cluster.fabric_topology == FabricTopology::rail_optimized;
-    for (const Pod& pd : m.pods)
+    for (const PodGeometry& pd : m.layout.pods)
         for (size_t slot = 0; !spines && slot < pd.leaves.size(); ++slot) {
             const int leaf = pd.leaves[slot];
             const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + leaf)];
@@ -530,12 +520,12 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
     const TopologyModel& m = *model_;
     const HardwareGraph& g = *m.graph;
     const double step_s = m.report->step_time_s;
-    for (size_t s = 0; s < m.spine_rects.size(); ++s)
-        if (m.spine_rects[s].contains(pos))
+    for (size_t s = 0; s < m.layout.spine_rects.size(); ++s)
+        if (m.layout.spine_rects[s].contains(pos))
             return QStringLiteral("<b>spine %1</b><br>busiest link %2 of the step")
                 .arg(s)
                 .arg(formatPercent(m.spine_util[s]));
-    for (const Pod& pd : m.pods)
+    for (const PodGeometry& pd : m.layout.pods)
         for (size_t slot = 0; slot < pd.leaves.size(); ++slot)
             if (pd.leaf_rects[slot].contains(pos)) {
                 const int leaf = pd.leaves[slot];
@@ -556,10 +546,10 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
                     .arg(formatPercent(m.leaf_down_util[static_cast<size_t>(leaf)]));
             }
     const double tolerance = 4 / lod;
-    for (const auto& trunk : m.trunks)
+    for (const auto& trunk : m.layout.trunks)
         for (int i = 0; i + 1 < trunk.line.size(); ++i)
             if (distanceToSegment(pos, QLineF(trunk.line[i], trunk.line[i + 1])) <= tolerance) {
-                const Pod& pd = m.pods[static_cast<size_t>(trunk.pod)];
+                const PodGeometry& pd = m.layout.pods[static_cast<size_t>(trunk.pod)];
                 int links = 0;
                 for (const int leaf : pd.leaves)
                     links += g.leaf_spine_links_count[static_cast<size_t>(leaf)];
@@ -571,18 +561,13 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
                     .arg(pd.leaves.size())
                     .arg(formatPercent(m.pod_up_util[static_cast<size_t>(trunk.pod)]));
             }
-    for (int rack = 0; rack < m.racks; ++rack) {
-        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
-        const Pod& pd = m.pods[static_cast<size_t>(m.rack_pod[static_cast<size_t>(rack)])];
+    for (int rack = 0; rack < m.layout.racks; ++rack) {
+        const QRectF& rr = m.layout.rack_rects[static_cast<size_t>(rack)];
+        const PodGeometry& pd = m.layout.podOfRack(rack);
         if (pos.y() > rr.top() + tolerance || pos.x() < pd.rect.left() || pos.x() > pd.rect.right())
             continue;
-        const double ports = std::max<size_t>(1, pd.leaves.size());
         for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
-            const QRectF& lr = pd.leaf_rects[static_cast<size_t>(b.port)];
-            const double x =
-                rr.left() + kRackPad + (rr.width() - 2 * kRackPad) * (b.port + 0.5) / ports;
-            if (distanceToSegment(pos, QLineF(lr.center().x(), lr.bottom(), x, rr.top())) <=
-                tolerance) {
+            if (distanceToSegment(pos, m.layout.cableLine(rack, b.port)) <= tolerance) {
                 const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + b.leaf)];
                 return QStringLiteral(
                            "<b>rack %1 → %2</b><br>%3 NIC cable%4 × %5 GB/s<br>%6 per step; "
@@ -598,18 +583,17 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
             }
         }
     }
-    if (m.mesh) {
-        for (const Pod& pd : m.pods)
+    if (m.layout.mesh) {
+        for (const PodGeometry& pd : m.layout.pods)
             for (size_t slot = 0; slot < pd.leaves.size(); ++slot) {
                 const int leaf = pd.leaves[slot];
-                const QRectF& lr = pd.leaf_rects[slot];
                 const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
                 const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
                 for (int k = 0; k < count; ++k) {
                     const Link& link = g.links[static_cast<size_t>(begin + k)];
-                    const QRectF& sr = m.spine_rects[static_cast<size_t>(link.b - m.spine_base)];
-                    if (distanceToSegment(pos, QLineF(lr.center().x(), lr.top(), sr.center().x(),
-                                                      sr.bottom())) <= tolerance)
+                    const QLineF line =
+                        m.layout.uplinkLine(pd, static_cast<int>(slot), link.b - m.spine_base);
+                    if (distanceToSegment(pos, line) <= tolerance)
                         return QStringLiteral(
                                    "<b>%1 → %2</b><br>%3 GB/s · %4 per step · %5 of the step")
                             .arg(QString::fromStdString(

@@ -41,18 +41,20 @@ public:
         setZValue(0);
         setCacheMode(QGraphicsItem::DeviceCoordinateCache);
     }
-    QRectF boundingRect() const override { return model_->pods[static_cast<size_t>(pod_)].rect; }
+    QRectF boundingRect() const override {
+        return model_->layout.pods[static_cast<size_t>(pod_)].rect;
+    }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
         const TopologyModel& m = *model_;
-        const Pod& pod = m.pods[static_cast<size_t>(pod_)];
+        const PodGeometry& pod = m.layout.pods[static_cast<size_t>(pod_)];
         const double lod =
             QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
         p->setPen(screenPen(m.theme.pod_border, 1));
         p->setBrush(m.theme.pod_fill);
         p->drawRoundedRect(pod.rect, 10, 10);
         const int last_rack = pod.first_rack + pod.racks - 1;
-        const int first_node = m.firstNode(pod.first_rack);
-        const int last_node = m.endNode(last_rack) - 1;
+        const int first_node = m.layout.firstNode(pod.first_rack);
+        const int last_node = m.layout.endNode(last_rack) - 1;
         QString caption = pod.racks == 1
                               ? QStringLiteral("rack %1").arg(pod.first_rack)
                               : QStringLiteral("racks %1–%2").arg(pod.first_rack).arg(last_rack);
@@ -61,10 +63,10 @@ public:
             caption += QStringLiteral(" · %1 leaf switch%2")
                            .arg(pod.leaves.size())
                            .arg(pod.leaves.size() == 1 ? "" : "es");
-        const QString title = m.pods.size() > 1 ? QStringLiteral("Pod %1").arg(pod_) : QString();
-        const QRectF header(pod.rect.left() + kPodPad, pod.rect.top(),
-                            pod.rect.width() - 2 * kPodPad, m.pod_header_h);
-        const double px = std::clamp(m.pod_header_h * lod * 0.5, 9.0, 15.0);
+        const QString title =
+            m.layout.pods.size() > 1 ? QStringLiteral("Pod %1").arg(pod_) : QString();
+        const QRectF header = m.layout.podHeaderRect(pod_);
+        const double px = std::clamp(m.layout.pod_header_h * lod * 0.5, 9.0, 15.0);
         drawScreenText(p, lod, header, title.isEmpty() ? caption : title + " · " + caption, px,
                        Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted, false);
     }
@@ -88,12 +90,22 @@ public:
     }
     QRectF boundingRect() const override {
         // Room for outlines drawn just outside the tiles of edge GPUs.
-        return model_->rack_rects[static_cast<size_t>(rack_)].adjusted(-4, -4, 4, 4);
+        return model_->layout.rack_rects[static_cast<size_t>(rack_)].adjusted(-4, -4, 4, 4);
     }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override;
 
 private:
+    // Layers, bottom to top: the frame with its caption and free slots; per node its tray
+    // (with the links inside it at full detail), NICs, scale-up bar and GPU tiles with their
+    // group rings, labels and marks; the rack switch of a rack-wide scale-up domain.
     void paintWholeRack(QPainter* p, double lod) const;
+    void paintFrame(QPainter* p, double lod, bool full) const;
+    void paintTray(QPainter* p, int node, double lod, bool full) const;
+    void paintNics(QPainter* p, int node, bool full) const;
+    void paintScaleUpBar(QPainter* p, int node, double lod, bool full) const;
+    void paintGpuTile(QPainter* p, int gpu, const QRectF& tile, bool full) const;
+    void paintGpuLabel(QPainter* p, int gpu, const QRectF& tile, double lod) const;
+    void paintRackSwitch(QPainter* p, double lod) const;
     void paintGroupRings(QPainter* p, int gpu, const QRectF& tile, double lod, bool full) const;
     void paintGpuMarks(QPainter* p, int gpu, const QRectF& tile, double lod, bool full) const;
     const TopologyModel* model_;
@@ -112,11 +124,12 @@ public:
     QRectF boundingRect() const override {
         const TopologyModel& m = *model_;
         // The ghost follows the cursor a little past the diagram.
-        return m.view_bounds.adjusted(-m.node_w, -m.node_h, m.node_w, m.node_h);
+        return m.layout.view_bounds.adjusted(-m.layout.node_w, -m.layout.node_h, m.layout.node_w,
+                                             m.layout.node_h);
     }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
         const TopologyModel& m = *model_;
-        if (!m.editable || m.exporting || m.new_rack_rect.isEmpty())
+        if (!m.editable || m.exporting || m.layout.new_rack_rect.isEmpty())
             return;
         const double lod =
             QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
@@ -127,30 +140,30 @@ public:
             c.setAlpha(40);
             return c;
         };
-        const bool on_zone = dragging && d.target == m.racks;
+        const bool on_zone = dragging && d.target == m.layout.racks;
         QPen zone_pen = screenPen(on_zone ? verdict : m.theme.node_border, on_zone ? 2.5 : 1);
         zone_pen.setStyle(Qt::DashLine);
         p->setPen(zone_pen);
         p->setBrush(on_zone ? QBrush(tinted(verdict)) : QBrush(Qt::NoBrush));
-        p->drawRoundedRect(m.new_rack_rect, 6, 6);
-        drawScreenText(p, lod, m.new_rack_rect, QStringLiteral("+ new rack"),
+        p->drawRoundedRect(m.layout.new_rack_rect, 6, 6);
+        drawScreenText(p, lod, m.layout.new_rack_rect, QStringLiteral("+ new rack"),
                        std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignCenter,
                        dragging ? m.theme.text : m.theme.muted, dragging);
         if (!dragging)
             return;
-        if (d.target >= 0 && d.target < m.racks) {
-            const QRectF& r = m.rack_rects[static_cast<size_t>(d.target)];
+        if (d.target >= 0 && d.target < m.layout.racks) {
+            const QRectF& r = m.layout.rack_rects[static_cast<size_t>(d.target)];
             p->setPen(screenPen(verdict, 3));
             p->setBrush(tinted(verdict));
             p->drawRoundedRect(r.adjusted(-3, -3, 3, 3), 8, 8);
-            const int held = m.endNode(d.target) - m.firstNode(d.target);
-            if (d.valid && held < m.npr) {
+            const int held = m.layout.endNode(d.target) - m.layout.firstNode(d.target);
+            if (d.valid && held < m.layout.shape.nodes_per_rack) {
                 // The free slot the rack fills.
                 QPen slot_pen = screenPen(verdict, 2);
                 slot_pen.setStyle(Qt::DashLine);
                 p->setPen(slot_pen);
                 p->setBrush(tinted(verdict));
-                p->drawRoundedRect(m.slotRect(r, held), 4, 4);
+                p->drawRoundedRect(m.layout.slotRect(r, held), 4, 4);
             }
         }
         const QRectF ghost = ghostRect();
@@ -165,7 +178,7 @@ public:
     }
     QRectF ghostRect() const {
         const TopologyModel& m = *model_;
-        return {m.drag.pos - m.drag.grab, QSizeF(m.node_w, m.node_h)};
+        return {m.drag.pos - m.drag.grab, QSizeF(m.layout.node_w, m.layout.node_h)};
     }
 
 private:
@@ -186,7 +199,7 @@ public:
         setZValue(layer == Layer::spines ? -1 : 1);
         setFlag(QGraphicsItem::ItemUsesExtendedStyleOption);
     }
-    QRectF boundingRect() const override { return model_->bounds; }
+    QRectF boundingRect() const override { return model_->layout.bounds; }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override;
     QString describeAt(const QPointF& pos, double lod) const;
 

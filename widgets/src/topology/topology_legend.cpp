@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -104,16 +105,40 @@ double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const Q
     return bar.height() + 2 + px * 1.5;
 }
 
-/// Draws the legend in `area`; `full` adds the symbols, the layout in words and key figures
-/// (exports). Returns the height used.
-double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool full,
-                   TopologyView::HoverGroups hover_groups) {
-    const ViewTheme& t = m.theme;
-    const double title_px = full ? 14 : 12;
-    const double text_px = full ? 12 : 11;
-    double y = area.top();
-    auto text = [&](const QString& s, double px, const QColor& color, bool bold = false,
-                    bool wrap = false) {
+namespace {
+
+/// Paints the legend's blocks one under the other, from the top of `area` down.
+class LegendPainter {
+public:
+    LegendPainter(QPainter& painter, const QRectF& legend_area, const TopologyModel& model,
+                  bool full_legend)
+        : p(painter)
+        , area(legend_area)
+        , m(model)
+        , t(model.theme)
+        , full(full_legend)
+        , title_px(full_legend ? 14 : 12)
+        , text_px(full_legend ? 12 : 11)
+        , y(legend_area.top()) {}
+
+    /// What the GPU fill and the link colours mean: a ramp each.
+    void paintRamps();
+    /// The idle link and the hottest GPU's flag.
+    void paintTrafficKeys();
+    /// The outline of highlighted GPUs (a clicked warning's), when there are any.
+    void paintHighlightKey();
+    /// The ring colours of the hovered GPU's groups, one row (on screen).
+    void paintHoverKey(TopologyView::HoverGroups hover_groups);
+    /// GPU, NIC and switch symbols (exports).
+    void paintSymbols();
+    /// The key figures and the layout in words (exports): what a reviewer asks first.
+    void paintKeyFigures();
+    double height() const { return y - area.top(); }
+
+private:
+    /// A line (or wrapped paragraph) of text; moves down past it.
+    void text(const QString& s, double px, const QColor& color, bool bold = false,
+              bool wrap = false) {
         p.setFont(pixelFont(p.font(), px, bold));
         p.setPen(color);
         const QRectF r(area.left(), y, area.width(), 1000);
@@ -121,7 +146,29 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
         const QRectF used = p.boundingRect(r, flags, s);
         p.drawText(r, flags, s);
         y += used.height() + 2;
-    };
+    }
+    /// An icon drawn by `draw` and its label; moves down past them.
+    void symbol(const std::function<void(const QRectF&)>& draw, const QString& label) {
+        const QRectF icon(area.left(), y, 26, 16);
+        draw(icon);
+        p.setFont(pixelFont(p.font(), text_px));
+        p.setPen(t.muted);
+        p.drawText(QRectF(area.left() + 34, y - 1, area.width() - 34, 18),
+                   Qt::AlignLeft | Qt::AlignVCenter, label);
+        y += 21;
+    }
+
+    QPainter& p;
+    const QRectF area;
+    const TopologyModel& m;
+    const ViewTheme& t;
+    const bool full;
+    const double title_px;
+    const double text_px;
+    double y;
+};
+
+void LegendPainter::paintRamps() {
     const MetricText mt = metricText(m);
     text(mt.title, title_px, t.text, true);
     text(mt.subtitle, text_px, t.muted, false, true);
@@ -134,7 +181,9 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
     y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, QStringLiteral("0%"),
                   QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px, true);
     y += 4;
-    // No traffic, hottest GPU.
+}
+
+void LegendPainter::paintTrafficKeys() {
     p.setFont(pixelFont(p.font(), text_px));
     p.setPen(QPen(t.idle_link, 3));
     p.drawLine(QPointF(area.left(), y + text_px * 0.6),
@@ -161,7 +210,9 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
                    Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("hottest GPU"));
     }
     y += text_px * 1.4 + 4;
+}
 
+void LegendPainter::paintHighlightKey() {
     if (m.any_highlight) {
         p.setPen(QPen(t.highlight, 3));
         p.setBrush(Qt::NoBrush);
@@ -175,73 +226,38 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
         p.drawText(r, Qt::AlignLeft | Qt::TextWordWrap, label);
         y += std::max(used.height(), text_px * 1.4) + 4;
     }
+}
 
-    if (!full) {
-        // Hover group colours, one row.
-        std::vector<GroupKind> kinds;
-        switch (hover_groups) {
-        case TopologyView::HoverGroups::all:
-            kinds.assign(kAllHoverKinds.rbegin(), kAllHoverKinds.rend());
-            break;
-        case TopologyView::HoverGroups::ep:
-            kinds = {GroupKind::ep};
-            break;
-        case TopologyView::HoverGroups::tp:
-            kinds = {GroupKind::tp};
-            break;
-        case TopologyView::HoverGroups::cp:
-            kinds = {GroupKind::cp};
-            break;
-        case TopologyView::HoverGroups::dp:
-            kinds = {GroupKind::dp};
-            break;
-        case TopologyView::HoverGroups::pp:
-            kinds = {GroupKind::pp};
-            break;
-        case TopologyView::HoverGroups::etp:
-            kinds = {GroupKind::etp};
-            break;
-        case TopologyView::HoverGroups::edp:
-            kinds = {GroupKind::edp};
-            break;
+void LegendPainter::paintHoverKey(TopologyView::HoverGroups hover_groups) {
+    // The kinds innermost ring first.
+    std::vector<GroupKind> kinds = hoverKinds(hover_groups);
+    std::reverse(kinds.begin(), kinds.end());
+    p.setFont(pixelFont(p.font(), text_px));
+    double x = area.left();
+    p.setPen(t.muted);
+    const QString lead = QStringLiteral("hover:");
+    p.drawText(QRectF(x, y, 50, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter, lead);
+    x += QFontMetricsF(p.font()).horizontalAdvance(lead) + 6;
+    for (const GroupKind kind : kinds) {
+        const QString name = groupName(kind);
+        const double item_w = 20 + QFontMetricsF(p.font()).horizontalAdvance(name);
+        if (x + item_w > area.right()) { // wrap
+            x = area.left();
+            y += text_px * 1.4;
         }
-        p.setFont(pixelFont(p.font(), text_px));
-        double x = area.left();
-        p.setPen(t.muted);
-        const QString lead = QStringLiteral("hover:");
-        p.drawText(QRectF(x, y, 50, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter, lead);
-        x += QFontMetricsF(p.font()).horizontalAdvance(lead) + 6;
-        for (const GroupKind kind : kinds) {
-            const QString name = groupName(kind);
-            const double item_w = 20 + QFontMetricsF(p.font()).horizontalAdvance(name);
-            if (x + item_w > area.right()) { // wrap
-                x = area.left();
-                y += text_px * 1.4;
-            }
-            p.setPen(QPen(groupColor(kind), 2.5));
-            p.setBrush(Qt::NoBrush);
-            p.drawRoundedRect(QRectF(x + 1, y + 2, 12, text_px - 2), 2, 2);
-            p.setPen(t.text);
-            p.drawText(QRectF(x + 16, y, 40, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
-                       name);
-            x += item_w + 8;
-        }
-        y += text_px * 1.4;
-        return y - area.top();
+        p.setPen(QPen(groupColor(kind), 2.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawRoundedRect(QRectF(x + 1, y + 2, 12, text_px - 2), 2, 2);
+        p.setPen(t.text);
+        p.drawText(QRectF(x + 16, y, 40, text_px * 1.4), Qt::AlignLeft | Qt::AlignVCenter, name);
+        x += item_w + 8;
     }
+    y += text_px * 1.4;
+}
 
-    // Symbols.
+void LegendPainter::paintSymbols() {
     y += 8;
     text(QStringLiteral("Symbols"), title_px, t.text, true);
-    auto symbol = [&](const std::function<void(const QRectF&)>& draw, const QString& label) {
-        const QRectF icon(area.left(), y, 26, 16);
-        draw(icon);
-        p.setFont(pixelFont(p.font(), text_px));
-        p.setPen(t.muted);
-        p.drawText(QRectF(area.left() + 34, y - 1, area.width() - 34, 18),
-                   Qt::AlignLeft | Qt::AlignVCenter, label);
-        y += 21;
-    };
     symbol(
         [&](const QRectF& r) {
             p.setPen(QPen(utilizationColor(0.5).darker(140), 1));
@@ -271,8 +287,9 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
             p.drawRoundedRect(r.adjusted(0, 1, 0, -1), 3, 3);
         },
         QStringLiteral("leaf / spine switch"));
+}
 
-    // The layout in words and key figures: what a reviewer asks first.
+void LegendPainter::paintKeyFigures() {
     const Report& r = *m.report;
     y += 8;
     text(QStringLiteral("Key figures"), title_px, t.text, true);
@@ -307,7 +324,47 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
                  true);
         }
     }
-    return y - area.top();
+}
+
+} // namespace
+
+std::vector<GroupKind> hoverKinds(TopologyView::HoverGroups groups) {
+    switch (groups) {
+    case TopologyView::HoverGroups::all:
+        return {kAllHoverKinds.begin(), kAllHoverKinds.end()};
+    case TopologyView::HoverGroups::ep:
+        return {GroupKind::ep};
+    case TopologyView::HoverGroups::tp:
+        return {GroupKind::tp};
+    case TopologyView::HoverGroups::cp:
+        return {GroupKind::cp};
+    case TopologyView::HoverGroups::dp:
+        return {GroupKind::dp};
+    case TopologyView::HoverGroups::pp:
+        return {GroupKind::pp};
+    case TopologyView::HoverGroups::etp:
+        return {GroupKind::etp};
+    case TopologyView::HoverGroups::edp:
+        return {GroupKind::edp};
+    }
+    return {};
+}
+
+/// Draws the legend in `area`; `full` adds the symbols, the layout in words and key figures
+/// (exports). Returns the height used.
+double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool full,
+                   TopologyView::HoverGroups hover_groups) {
+    LegendPainter legend(p, area, m, full);
+    legend.paintRamps();
+    legend.paintTrafficKeys();
+    legend.paintHighlightKey();
+    if (!full) {
+        legend.paintHoverKey(hover_groups);
+        return legend.height();
+    }
+    legend.paintSymbols();
+    legend.paintKeyFigures();
+    return legend.height();
 }
 
 } // namespace detail

@@ -46,6 +46,94 @@ namespace moe::widgets {
 
 // --- TopologyView -----------------------------------------------------------------------------
 
+namespace {
+
+QComboBox* makeMetricBox(QWidget* parent) {
+    auto* box = new QComboBox(parent);
+    box->addItem(TopologyView::tr("Expert load"), static_cast<int>(GpuMetric::expert_load));
+    box->addItem(TopologyView::tr("Memory use"), static_cast<int>(GpuMetric::memory_use));
+    box->addItem(TopologyView::tr("Idle time"), static_cast<int>(GpuMetric::idle_time));
+    box->addItem(TopologyView::tr("Traffic"), static_cast<int>(GpuMetric::traffic));
+    box->setToolTip(TopologyView::tr("What the GPU fill shows"));
+    return box;
+}
+
+QComboBox* makeHoverGroupsBox(QWidget* parent) {
+    using HoverGroups = TopologyView::HoverGroups;
+    auto* box = new QComboBox(parent);
+    box->addItem(TopologyView::tr("All groups"), static_cast<int>(HoverGroups::all));
+    box->addItem(TopologyView::tr("EP"), static_cast<int>(HoverGroups::ep));
+    box->addItem(TopologyView::tr("TP"), static_cast<int>(HoverGroups::tp));
+    box->addItem(TopologyView::tr("CP"), static_cast<int>(HoverGroups::cp));
+    box->addItem(TopologyView::tr("DP"), static_cast<int>(HoverGroups::dp));
+    box->addItem(TopologyView::tr("PP"), static_cast<int>(HoverGroups::pp));
+    box->addItem(TopologyView::tr("Expert TP"), static_cast<int>(HoverGroups::etp));
+    box->addItem(TopologyView::tr("Expert DP"), static_cast<int>(HoverGroups::edp));
+    box->setToolTip(
+        TopologyView::tr("Which parallel groups of the GPU under the mouse are outlined"));
+    return box;
+}
+
+QToolButton* makeToolButton(QWidget* parent, const QString& text, const QString& tip) {
+    auto* button = new QToolButton(parent);
+    button->setText(text);
+    if (!tip.isEmpty())
+        button->setToolTip(tip);
+    return button;
+}
+
+/// The tool bar's buttons.
+struct ViewButtons {
+    QToolButton* fit;
+    QToolButton* zoom_in;
+    QToolButton* zoom_out;
+    QToolButton* legend;
+};
+
+ViewButtons makeViewButtons(QWidget* parent) {
+    ViewButtons buttons{
+        makeToolButton(parent, TopologyView::tr("Fit"), TopologyView::tr("Show the whole cluster")),
+        makeToolButton(parent, QStringLiteral("+"), TopologyView::tr("Zoom in (mouse wheel)")),
+        makeToolButton(parent, QStringLiteral("−"), TopologyView::tr("Zoom out (mouse wheel)")),
+        makeToolButton(parent, TopologyView::tr("Legend"), QString())};
+    buttons.legend->setCheckable(true);
+    buttons.legend->setChecked(true);
+    return buttons;
+}
+
+/// The panel beside the diagram: the info text over the legend.
+struct SidePanel {
+    QWidget* panel;
+    QTextBrowser* info;
+    QScrollArea* legend_scroll;
+    detail::LegendWidget* legend;
+};
+
+SidePanel makeSidePanel(QWidget* parent, const TopologyModel* model,
+                        const TopologyView::HoverGroups* hover_groups) {
+    SidePanel side{};
+    side.panel = new QWidget(parent);
+    side.info = new QTextBrowser(side.panel);
+    side.info->setOpenLinks(false);
+    side.info->setFrameShape(QFrame::NoFrame);
+    // The legend scrolls when the dock is shorter than it, instead of being cut off.
+    side.legend_scroll = new QScrollArea(side.panel);
+    side.legend_scroll->setFrameShape(QFrame::NoFrame);
+    side.legend_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    side.legend_scroll->setWidgetResizable(true);
+    side.legend = new detail::LegendWidget(model, hover_groups, side.legend_scroll);
+    side.legend_scroll->setWidget(side.legend);
+    auto* layout = new QVBoxLayout(side.panel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(side.info, 2);
+    layout->addWidget(side.legend_scroll, 3);
+    side.panel->setMinimumWidth(150);
+    return side;
+}
+
+} // namespace
+
 TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget* parent)
     : QWidget(parent)
     , document_(document)
@@ -56,35 +144,9 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     view_ = new detail::TopologyGraphicsView(this, scene_);
 
-    metric_box_ = new QComboBox(this);
-    metric_box_->addItem(tr("Expert load"), static_cast<int>(GpuMetric::expert_load));
-    metric_box_->addItem(tr("Memory use"), static_cast<int>(GpuMetric::memory_use));
-    metric_box_->addItem(tr("Idle time"), static_cast<int>(GpuMetric::idle_time));
-    metric_box_->addItem(tr("Traffic"), static_cast<int>(GpuMetric::traffic));
-    metric_box_->setToolTip(tr("What the GPU fill shows"));
-    groups_box_ = new QComboBox(this);
-    groups_box_->addItem(tr("All groups"), static_cast<int>(HoverGroups::all));
-    groups_box_->addItem(tr("EP"), static_cast<int>(HoverGroups::ep));
-    groups_box_->addItem(tr("TP"), static_cast<int>(HoverGroups::tp));
-    groups_box_->addItem(tr("CP"), static_cast<int>(HoverGroups::cp));
-    groups_box_->addItem(tr("DP"), static_cast<int>(HoverGroups::dp));
-    groups_box_->addItem(tr("PP"), static_cast<int>(HoverGroups::pp));
-    groups_box_->addItem(tr("Expert TP"), static_cast<int>(HoverGroups::etp));
-    groups_box_->addItem(tr("Expert DP"), static_cast<int>(HoverGroups::edp));
-    groups_box_->setToolTip(tr("Which parallel groups of the GPU under the mouse are outlined"));
-    auto* fit = new QToolButton(this);
-    fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Show the whole cluster"));
-    auto* zoom_in = new QToolButton(this);
-    zoom_in->setText(QStringLiteral("+"));
-    zoom_in->setToolTip(tr("Zoom in (mouse wheel)"));
-    auto* zoom_out = new QToolButton(this);
-    zoom_out->setText(QStringLiteral("−"));
-    zoom_out->setToolTip(tr("Zoom out (mouse wheel)"));
-    auto* legend = new QToolButton(this);
-    legend->setText(tr("Legend"));
-    legend->setCheckable(true);
-    legend->setChecked(true);
+    metric_box_ = makeMetricBox(this);
+    groups_box_ = makeHoverGroupsBox(this);
+    const ViewButtons buttons = makeViewButtons(this);
     status_ = new QLabel(this);
     status_->setTextFormat(Qt::RichText);
     status_->setMinimumWidth(50);
@@ -99,31 +161,18 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     bar->addWidget(groups_box_);
     bar->addSpacing(12);
     bar->addWidget(status_, 1);
-    bar->addWidget(zoom_out);
-    bar->addWidget(zoom_in);
-    bar->addWidget(fit);
-    bar->addWidget(legend);
+    bar->addWidget(buttons.zoom_out);
+    bar->addWidget(buttons.zoom_in);
+    bar->addWidget(buttons.fit);
+    bar->addWidget(buttons.legend);
 
-    auto* side = new QWidget(this);
-    info_ = new QTextBrowser(side);
-    info_->setOpenLinks(false);
-    info_->setFrameShape(QFrame::NoFrame);
-    // The legend scrolls when the dock is shorter than it, instead of being cut off.
-    auto* legend_scroll = new QScrollArea(side);
-    legend_scroll->setFrameShape(QFrame::NoFrame);
-    legend_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    legend_scroll->setWidgetResizable(true);
-    legend_ = new detail::LegendWidget(model_.get(), &hover_groups_, legend_scroll);
-    legend_scroll->setWidget(legend_);
-    auto* side_layout = new QVBoxLayout(side);
-    side_layout->setContentsMargins(0, 0, 0, 0);
-    side_layout->setSpacing(0);
-    side_layout->addWidget(info_, 2);
-    side_layout->addWidget(legend_scroll, 3);
-    side->setMinimumWidth(150);
+    const SidePanel side = makeSidePanel(this, model_.get(), &hover_groups_);
+    info_ = side.info;
+    legend_ = side.legend;
+    QScrollArea* legend_scroll = side.legend_scroll;
     splitter_ = new QSplitter(Qt::Horizontal, this);
     splitter_->addWidget(view_);
-    splitter_->addWidget(side);
+    splitter_->addWidget(side.panel);
     splitter_->setCollapsible(0, false);
     splitter_->setStretchFactor(0, 4);
     splitter_->setStretchFactor(1, 1);
@@ -135,10 +184,10 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     layout->addLayout(bar);
     layout->addWidget(splitter_, 1);
 
-    connect(fit, &QToolButton::clicked, this, &TopologyView::fitAll);
-    connect(zoom_in, &QToolButton::clicked, this, [this] { view_->zoomBy(1.5); });
-    connect(zoom_out, &QToolButton::clicked, this, [this] { view_->zoomBy(1 / 1.5); });
-    connect(legend, &QToolButton::toggled, this,
+    connect(buttons.fit, &QToolButton::clicked, this, &TopologyView::fitAll);
+    connect(buttons.zoom_in, &QToolButton::clicked, this, [this] { view_->zoomBy(1.5); });
+    connect(buttons.zoom_out, &QToolButton::clicked, this, [this] { view_->zoomBy(1 / 1.5); });
+    connect(buttons.legend, &QToolButton::toggled, this,
             [legend_scroll](bool on) { legend_scroll->setVisible(on); });
     connect(groups_box_, &QComboBox::activated, this, [this](int index) {
         setHoverGroups(static_cast<HoverGroups>(groups_box_->itemData(index).toInt()));
@@ -215,56 +264,29 @@ void TopologyView::applyTheme() {
 
 void TopologyView::updateHoverMask() {
     TopologyModel& m = *model_;
-    m.hover_mask.assign(static_cast<size_t>(m.gpus), 0);
-    if (!m.placement || m.hovered < 0 || m.hovered >= m.gpus)
+    m.hover_mask.assign(static_cast<size_t>(m.layout.gpus), 0);
+    if (!m.placement || m.hovered < 0 || m.hovered >= m.layout.gpus)
         return;
-    std::vector<GroupKind> kinds;
-    switch (hover_groups_) {
-    case HoverGroups::all:
-        kinds.assign(detail::kAllHoverKinds.begin(), detail::kAllHoverKinds.end());
-        break;
-    case HoverGroups::ep:
-        kinds = {GroupKind::ep};
-        break;
-    case HoverGroups::tp:
-        kinds = {GroupKind::tp};
-        break;
-    case HoverGroups::cp:
-        kinds = {GroupKind::cp};
-        break;
-    case HoverGroups::dp:
-        kinds = {GroupKind::dp};
-        break;
-    case HoverGroups::pp:
-        kinds = {GroupKind::pp};
-        break;
-    case HoverGroups::etp:
-        kinds = {GroupKind::etp};
-        break;
-    case HoverGroups::edp:
-        kinds = {GroupKind::edp};
-        break;
-    }
-    for (const GroupKind kind : kinds) {
+    for (const GroupKind kind : detail::hoverKinds(hover_groups_)) {
         const ParallelGroup& group = m.placement->groupOf(kind, m.hovered);
         if (group.gpus.size() <= 1)
             continue;
         const auto bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
         for (const int gpu : group.gpus)
-            if (gpu >= 0 && gpu < m.gpus)
+            if (gpu >= 0 && gpu < m.layout.gpus)
                 m.hover_mask[static_cast<size_t>(gpu)] |= bit;
     }
 }
 
 void TopologyView::updateHighlight() {
     TopologyModel& m = *model_;
-    m.highlighted.assign(static_cast<size_t>(m.gpus), 0);
-    m.rack_highlighted.assign(static_cast<size_t>(m.racks), 0);
+    m.highlighted.assign(static_cast<size_t>(m.layout.gpus), 0);
+    m.rack_highlighted.assign(static_cast<size_t>(m.layout.racks), 0);
     m.any_highlight = false;
     m.highlight_label.clear();
     if (state_) {
         for (const int gpu : state_->highlightedGpus())
-            if (gpu >= 0 && gpu < m.gpus) {
+            if (gpu >= 0 && gpu < m.layout.gpus) {
                 m.highlighted[static_cast<size_t>(gpu)] = 1;
                 m.rack_highlighted[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
                 m.any_highlight = true;
@@ -277,7 +299,7 @@ void TopologyView::updateHighlight() {
 
 void TopologyView::setHoveredGpu(int gpu) {
     TopologyModel& m = *model_;
-    if (gpu >= m.gpus)
+    if (gpu >= m.layout.gpus)
         gpu = -1;
     if (gpu == m.hovered)
         return;
@@ -322,41 +344,13 @@ double TopologyView::gpuMetricValue(int gpu) const {
 }
 
 QRectF TopologyView::gpuSceneRect(int gpu) const {
-    if (!model_->report || gpu < 0 || gpu >= model_->gpus)
+    if (!model_->report || gpu < 0 || gpu >= model_->layout.gpus)
         return {};
-    return model_->gpuRect(gpu);
+    return model_->layout.gpuRect(gpu);
 }
 
 int TopologyView::gpuAtScenePos(const QPointF& pos) const {
-    const TopologyModel& m = *model_;
-    if (!m.report)
-        return -1;
-    for (int rack = 0; rack < m.racks; ++rack) {
-        const QRectF& rr = m.rack_rects[static_cast<size_t>(rack)];
-        if (!rr.contains(pos))
-            continue;
-        int node = -1;
-        for (int n = m.firstNode(rack); n < m.endNode(rack); ++n)
-            if (m.nodeRect(n).contains(pos))
-                node = n;
-        if (node < 0)
-            return -1;
-        const QRectF nr = m.nodeRect(node);
-        const int local = static_cast<int>(
-            std::floor((pos.x() - nr.left() - detail::kNodePad + detail::kGap / 2) /
-                       (detail::kTile + detail::kGap)));
-        if (local < 0 || local >= m.gpn)
-            return -1;
-        const int gpu = node * m.gpn + local;
-        // Forgiving by half a gap, so the cursor never flickers between tiles.
-        return m.gpuRect(gpu)
-                       .adjusted(-detail::kGap / 2, -detail::kGap / 2, detail::kGap / 2,
-                                 detail::kGap / 2)
-                       .contains(pos)
-                   ? gpu
-                   : -1;
-    }
-    return -1;
+    return model_->report ? model_->layout.gpuAt(pos) : -1;
 }
 
 void TopologyView::repaintItems() {
@@ -366,10 +360,10 @@ void TopologyView::repaintItems() {
 }
 
 void TopologyView::fitAll() {
-    if (model_->view_bounds.isEmpty())
+    if (model_->layout.view_bounds.isEmpty())
         return;
     view_->resetTransform();
-    view_->fitInView(model_->view_bounds, Qt::KeepAspectRatio);
+    view_->fitInView(model_->layout.view_bounds, Qt::KeepAspectRatio);
     view_->fit_mode = true;
     updateInfoPanel();
 }
@@ -390,10 +384,10 @@ void TopologyView::onClick(const QPointF& scene_pos) {
     const int gpu = detail() == Detail::racks ? -1 : gpuAtScenePos(scene_pos);
     if (detail() == Detail::racks) {
         // A click on a rack zooms in to it.
-        for (int rack = 0; rack < model_->racks; ++rack)
-            if (model_->rack_rects[static_cast<size_t>(rack)].contains(scene_pos)) {
-                zoomToGpu(model_->firstNode(rack) * model_->gpn, 20);
-                view_->centerOn(model_->rack_rects[static_cast<size_t>(rack)].center());
+        for (int rack = 0; rack < model_->layout.racks; ++rack)
+            if (model_->layout.rack_rects[static_cast<size_t>(rack)].contains(scene_pos)) {
+                zoomToGpu(model_->layout.firstNode(rack) * model_->layout.shape.gpus_per_node, 20);
+                view_->centerOn(model_->layout.rack_rects[static_cast<size_t>(rack)].center());
                 return;
             }
         return;
@@ -407,6 +401,7 @@ void TopologyView::onClick(const QPointF& scene_pos) {
     }
 }
 
-// --- Moving nodes between racks ---------------------------------------------------------------
+// --- Moving nodes between racks
+// ---------------------------------------------------------------
 
 } // namespace moe::widgets

@@ -46,54 +46,31 @@
 namespace moe::widgets {
 
 QRectF TopologyView::nodeSceneRect(int node) const {
-    if (!model_->report || node < 0 || node >= model_->nodes)
+    if (!model_->report || node < 0 || node >= model_->layout.nodes)
         return {};
-    return model_->nodeRect(node);
+    return model_->layout.nodeRect(node);
 }
 
 QRectF TopologyView::rackSceneRect(int rack) const {
-    if (!model_->report || rack < 0 || rack >= model_->racks)
+    if (!model_->report || rack < 0 || rack >= model_->layout.racks)
         return {};
-    return model_->rack_rects[static_cast<size_t>(rack)];
+    return model_->layout.rack_rects[static_cast<size_t>(rack)];
 }
 
 QRectF TopologyView::newRackSceneRect() const {
-    return model_->report ? model_->new_rack_rect : QRectF();
+    return model_->report ? model_->layout.new_rack_rect : QRectF();
 }
 
 int TopologyView::nodeAtScenePos(const QPointF& pos) const {
-    const TopologyModel& m = *model_;
-    if (!m.report)
-        return -1;
-    for (int rack = 0; rack < m.racks; ++rack) {
-        if (!m.rack_rects[static_cast<size_t>(rack)].contains(pos))
-            continue;
-        for (int node = m.firstNode(rack); node < m.endNode(rack); ++node)
-            if (m.nodeRect(node).contains(pos))
-                return node;
-        return -1;
-    }
-    return -1;
+    return model_->report ? model_->layout.nodeAt(pos) : -1;
 }
 
 int TopologyView::dropRackAt(const QPointF& pos) const {
-    const TopologyModel& m = *model_;
-    if (!m.report)
-        return -1;
-    // Half the gap between racks counts as the rack, so a drop never falls through a seam.
-    const double margin = detail::kRackGapX / 2;
-    for (int rack = 0; rack < m.racks; ++rack)
-        if (m.rack_rects[static_cast<size_t>(rack)]
-                .adjusted(-margin, -margin, margin, margin)
-                .contains(pos))
-            return rack;
-    if (m.new_rack_rect.adjusted(-margin, -margin, margin, margin).contains(pos))
-        return m.racks;
-    return -1;
+    return model_->report ? model_->layout.dropRackAt(pos) : -1;
 }
 
 bool TopologyView::canDragNodes() const {
-    return document_ && model_->report && model_->racks > 0;
+    return document_ && model_->report && model_->layout.racks > 0;
 }
 
 namespace {
@@ -119,9 +96,9 @@ QString moveTitle(int node, int from, int to_rack, int racks) {
 
 QString TopologyView::nodeMovePreview(int node, int to_rack) const {
     const TopologyModel& m = *model_;
-    if (!canDragNodes() || node < 0 || node >= m.nodes)
+    if (!canDragNodes() || node < 0 || node >= m.layout.nodes)
         return {};
-    const int from = m.rackOfNode(node);
+    const int from = m.layout.rackOfNode(node);
     const ClusterSpec& cluster = document_->scenario().cluster;
     const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     if (!value)
@@ -137,7 +114,7 @@ QString TopologyView::nodeMovePreview(int node, int to_rack) const {
     const int target = to_rack - (from_empties && to_rack > from ? 1 : 0);
     const std::vector<int> held = after.nodesInRacks();
     const std::vector<double> power = rackPowerW(after);
-    QString text = moveTitle(node, from, to_rack, m.racks);
+    QString text = moveTitle(node, from, to_rack, m.layout.racks);
     if (target >= 0 && target < static_cast<int>(held.size())) {
         text += tr(": rack %1 then holds %2 of %3 nodes")
                     .arg(target)
@@ -155,9 +132,10 @@ QString TopologyView::nodeMovePreview(int node, int to_rack) const {
 
 bool TopologyView::moveNode(int node, int to_rack) {
     TopologyModel& m = *model_;
-    if (!canDragNodes() || node < 0 || node >= m.nodes || to_rack < 0 || to_rack > m.racks)
+    if (!canDragNodes() || node < 0 || node >= m.layout.nodes || to_rack < 0 ||
+        to_rack > m.layout.racks)
         return false;
-    const int from = m.rackOfNode(node);
+    const int from = m.layout.rackOfNode(node);
     const ClusterSpec& cluster = document_->scenario().cluster;
     const std::optional<std::vector<int>> value = rackNodesAfterMove(cluster, from, to_rack);
     const FieldEditResult preview =
@@ -167,15 +145,17 @@ bool TopologyView::moveNode(int node, int to_rack) {
     else if (!value)
         setMessage(tr("Not applied: node %1 is in rack %2 already").arg(node).arg(from));
     else {
-        const QString text = moveTitle(node, from, to_rack, m.racks);
+        const QString text = moveTitle(node, from, to_rack, m.layout.racks);
         // Racks hold consecutive nodes: the node that changes racks is the one at the boundary
         // (numbered as now), so a selection in the moved node follows it there and Alt+Right
         // again moves it on.
-        const int moved = to_rack > from ? m.firstNode(to_rack) - 1 : m.endNode(to_rack);
+        const int moved =
+            to_rack > from ? m.layout.firstNode(to_rack) - 1 : m.layout.endNode(to_rack);
         const Diagnostics errors = document_->apply(text, nodeMove(from, to_rack));
         if (!hasErrors(errors)) {
-            if (m.selected >= 0 && m.selected / m.gpn == node) {
-                const int gpu = moved * m.gpn + m.selected % m.gpn;
+            if (m.selected >= 0 && m.selected / m.layout.shape.gpus_per_node == node) {
+                const int gpu = moved * m.layout.shape.gpus_per_node +
+                                m.selected % m.layout.shape.gpus_per_node;
                 if (state_)
                     state_->setSelectedGpu(gpu);
                 else
@@ -193,15 +173,15 @@ bool TopologyView::moveSelectedNode(int step) {
     const TopologyModel& m = *model_;
     if (!canDragNodes())
         return false;
-    if (m.selected < 0 || m.selected >= m.gpus) {
+    if (m.selected < 0 || m.selected >= m.layout.gpus) {
         setMessage(tr("Not applied: click a GPU first; Alt+Left, Alt+Right and Alt+N move its "
                       "node between racks"));
         return false;
     }
-    const int node = m.selected / m.gpn;
-    const int from = m.rackOfNode(node);
-    const int to = step == 0 ? m.racks : from + step;
-    if (step != 0 && (to < 0 || to >= m.racks)) {
+    const int node = m.selected / m.layout.shape.gpus_per_node;
+    const int from = m.layout.rackOfNode(node);
+    const int to = step == 0 ? m.layout.racks : from + step;
+    if (step != 0 && (to < 0 || to >= m.layout.racks)) {
         setMessage(
             step < 0
                 ? tr("Not applied: rack %1 is the first rack").arg(from)
@@ -217,15 +197,15 @@ void TopologyView::updateNodeDrag(int node, const QPointF& grab_offset, const QP
     // What changes on screen: the old and the new ghost, and the rack highlight.
     QRectF dirty;
     auto touch = [&](int rack) {
-        if (rack >= 0 && rack < m.racks)
-            dirty |= m.rack_rects[static_cast<size_t>(rack)].adjusted(-8, -8, 8, 8);
-        else if (rack == m.racks)
-            dirty |= m.new_rack_rect.adjusted(-8, -8, 8, 8);
+        if (rack >= 0 && rack < m.layout.racks)
+            dirty |= m.layout.rack_rects[static_cast<size_t>(rack)].adjusted(-8, -8, 8, 8);
+        else if (rack == m.layout.racks)
+            dirty |= m.layout.new_rack_rect.adjusted(-8, -8, 8, 8);
     };
     if (ghost && m.drag.node >= 0)
         dirty |= ghost->ghostRect().adjusted(-4, -4, 4, 4);
     const int old_target = m.drag.target;
-    if (node < 0 || node >= m.nodes) {
+    if (node < 0 || node >= m.layout.nodes) {
         touch(old_target);
         m.drag = {};
     } else {
@@ -259,7 +239,7 @@ void TopologyView::dropNode(const QPointF& scene_pos) {
     const int target = dropRackAt(scene_pos);
     updateNodeDrag(-1, {}, {});
     QToolTip::hideText();
-    if (node >= 0 && target >= 0 && target != m.rackOfNode(node))
+    if (node >= 0 && target >= 0 && target != m.layout.rackOfNode(node))
         moveNode(node, target);
 }
 

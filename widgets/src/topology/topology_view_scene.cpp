@@ -65,6 +65,115 @@ QString shapeKey(const Scenario& s, const HardwareGraph& g) {
         .arg(racks);
 }
 
+// Every result (traffic, power and load change with any edit):
+
+/// Racks the rack-power-over warning names.
+void markRacksOverPower(TopologyModel& m) {
+    m.rack_over_power.assign(static_cast<size_t>(m.layout.racks), 0);
+    for (const DesignWarning& w : m.report->warnings)
+        if (w.code == WarningCode::rack_power_over)
+            for (const int gpu : w.gpus)
+                if (gpu >= 0 && gpu < m.layout.gpus)
+                    m.rack_over_power[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
+}
+
+/// Per rack and leaf the NIC cables as one bundle; the busiest link of each leaf, spine, node,
+/// rack and pod; the busiest link of all.
+void aggregateLinks(TopologyModel& m) {
+    const HardwareGraph& g = *m.graph;
+    m.rack_bundles.assign(static_cast<size_t>(m.layout.racks), {});
+    for (int nic = 0; nic < g.nics; ++nic) {
+        const int link = g.nic_leaf_link[static_cast<size_t>(nic)];
+        if (link < 0)
+            continue;
+        const int rack = m.layout.rackOfNode(nic / m.layout.shape.nics_per_node);
+        const int leaf = g.nic_leaf[static_cast<size_t>(nic)];
+        auto& bundles = m.rack_bundles[static_cast<size_t>(rack)];
+        auto it = std::find_if(bundles.begin(), bundles.end(),
+                               [leaf](const detail::Bundle& b) { return b.leaf == leaf; });
+        if (it == bundles.end()) {
+            detail::Bundle b;
+            b.leaf = leaf;
+            b.port = m.layout.leaf_slot[static_cast<size_t>(leaf)];
+            bundles.push_back(b);
+            it = bundles.end() - 1;
+        }
+        ++it->links;
+        it->max_util = std::max(it->max_util, m.util(link));
+        it->bytes += m.bytes(link);
+        it->bandwidth_gbps = g.links[static_cast<size_t>(link)].bandwidth_gbps;
+    }
+    m.leaf_up_util.assign(static_cast<size_t>(g.leaves), 0);
+    m.leaf_down_util.assign(static_cast<size_t>(g.leaves), 0);
+    m.spine_util.assign(static_cast<size_t>(g.spines), 0);
+    m.node_scale_up_util.assign(static_cast<size_t>(m.layout.nodes), 0);
+    m.rack_scale_up_util.assign(static_cast<size_t>(m.layout.racks), 0);
+    m.busiest_link = -1;
+    double busiest = 0;
+    for (size_t id = 0; id < g.links.size(); ++id) {
+        const Link& link = g.links[id];
+        const double u = m.util(static_cast<int>(id));
+        if (u > busiest) {
+            busiest = u;
+            m.busiest_link = static_cast<int>(id);
+        }
+        switch (link.kind) {
+        case LinkKind::scale_up: {
+            const int node = link.a / m.layout.shape.gpus_per_node;
+            m.node_scale_up_util[static_cast<size_t>(node)] =
+                std::max(m.node_scale_up_util[static_cast<size_t>(node)], u);
+            double& rack_util =
+                m.rack_scale_up_util[static_cast<size_t>(m.layout.rackOfNode(node))];
+            rack_util = std::max(rack_util, u);
+            break;
+        }
+        case LinkKind::nic_leaf: {
+            const auto leaf = static_cast<size_t>(link.b - m.leaf_base);
+            m.leaf_down_util[leaf] = std::max(m.leaf_down_util[leaf], u);
+            break;
+        }
+        case LinkKind::leaf_spine: {
+            const auto leaf = static_cast<size_t>(link.a - m.leaf_base);
+            const auto spine = static_cast<size_t>(link.b - m.spine_base);
+            m.leaf_up_util[leaf] = std::max(m.leaf_up_util[leaf], u);
+            m.spine_util[spine] = std::max(m.spine_util[spine], u);
+            break;
+        }
+        case LinkKind::gpu_nic:
+            break;
+        }
+    }
+
+    m.pod_up_util.assign(m.layout.pods.size(), 0);
+    for (size_t p = 0; p < m.layout.pods.size(); ++p)
+        for (const int leaf : m.layout.pods[p].leaves)
+            m.pod_up_util[p] =
+                std::max(m.pod_up_util[p], m.leaf_up_util[static_cast<size_t>(leaf)]);
+}
+
+/// Stage lookups and the MoE layers each of the `pp` stages holds; the hottest GPU.
+void indexStageLayers(TopologyModel& m, int pp) {
+    m.stage_index.assign(static_cast<size_t>(pp), -1);
+    for (size_t i = 0; i < m.report->stages.size(); ++i) {
+        const int stage = m.report->stages[i].layers.stage;
+        if (stage >= 0 && stage < pp)
+            m.stage_index[static_cast<size_t>(stage)] = static_cast<int>(i);
+    }
+    const ExpertLoad& load = m.report->load;
+    m.layers_of_stage.assign(static_cast<size_t>(pp), {});
+    for (int layer = 0; layer < load.moe_layers; ++layer) {
+        if (layer < static_cast<int>(load.stage_of_layer.size())) {
+            const int stage = load.stage_of_layer[static_cast<size_t>(layer)];
+            if (stage >= 0 && stage < pp)
+                m.layers_of_stage[static_cast<size_t>(stage)].push_back(layer);
+        } else {
+            for (auto& layers : m.layers_of_stage)
+                layers.push_back(layer);
+        }
+    }
+    m.hottest = load.moe_layers > 0 ? load.hottestGpu(*m.placement) : -1;
+}
+
 } // namespace
 
 void TopologyView::showResult(const EvaluationResultPtr& result) {
@@ -100,104 +209,9 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         rebuildScene(same_hardware && !view_->fit_mode);
     }
     m.rack_power_w = result->report.economics.power.rack_w;
-    m.rack_over_power.assign(static_cast<size_t>(m.racks), 0);
-    for (const DesignWarning& w : result->report.warnings)
-        if (w.code == WarningCode::rack_power_over)
-            for (const int gpu : w.gpus)
-                if (gpu >= 0 && gpu < m.gpus)
-                    m.rack_over_power[static_cast<size_t>(m.graph->rackOf(gpu))] = 1;
-
-    // Link aggregates (every result: traffic changes with any edit).
-    const HardwareGraph& g = *m.graph;
-    m.rack_bundles.assign(static_cast<size_t>(m.racks), {});
-    for (int nic = 0; nic < g.nics; ++nic) {
-        const int link = g.nic_leaf_link[static_cast<size_t>(nic)];
-        if (link < 0)
-            continue;
-        const int rack = m.rackOfNode(nic / m.nics_per_node);
-        const int leaf = g.nic_leaf[static_cast<size_t>(nic)];
-        auto& bundles = m.rack_bundles[static_cast<size_t>(rack)];
-        auto it = std::find_if(bundles.begin(), bundles.end(),
-                               [leaf](const detail::Bundle& b) { return b.leaf == leaf; });
-        if (it == bundles.end()) {
-            detail::Bundle b;
-            b.leaf = leaf;
-            b.port = m.leaf_slot[static_cast<size_t>(leaf)];
-            bundles.push_back(b);
-            it = bundles.end() - 1;
-        }
-        ++it->links;
-        it->max_util = std::max(it->max_util, m.util(link));
-        it->bytes += m.bytes(link);
-        it->bandwidth_gbps = g.links[static_cast<size_t>(link)].bandwidth_gbps;
-    }
-    m.leaf_up_util.assign(static_cast<size_t>(g.leaves), 0);
-    m.leaf_down_util.assign(static_cast<size_t>(g.leaves), 0);
-    m.spine_util.assign(static_cast<size_t>(g.spines), 0);
-    m.node_scale_up_util.assign(static_cast<size_t>(m.nodes), 0);
-    m.rack_scale_up_util.assign(static_cast<size_t>(m.racks), 0);
-    m.busiest_link = -1;
-    double busiest = 0;
-    for (size_t id = 0; id < g.links.size(); ++id) {
-        const Link& link = g.links[id];
-        const double u = m.util(static_cast<int>(id));
-        if (u > busiest) {
-            busiest = u;
-            m.busiest_link = static_cast<int>(id);
-        }
-        switch (link.kind) {
-        case LinkKind::scale_up: {
-            const int node = link.a / m.gpn;
-            m.node_scale_up_util[static_cast<size_t>(node)] =
-                std::max(m.node_scale_up_util[static_cast<size_t>(node)], u);
-            double& rack_util = m.rack_scale_up_util[static_cast<size_t>(m.rackOfNode(node))];
-            rack_util = std::max(rack_util, u);
-            break;
-        }
-        case LinkKind::nic_leaf: {
-            const auto leaf = static_cast<size_t>(link.b - m.leaf_base);
-            m.leaf_down_util[leaf] = std::max(m.leaf_down_util[leaf], u);
-            break;
-        }
-        case LinkKind::leaf_spine: {
-            const auto leaf = static_cast<size_t>(link.a - m.leaf_base);
-            const auto spine = static_cast<size_t>(link.b - m.spine_base);
-            m.leaf_up_util[leaf] = std::max(m.leaf_up_util[leaf], u);
-            m.spine_util[spine] = std::max(m.spine_util[spine], u);
-            break;
-        }
-        case LinkKind::gpu_nic:
-            break;
-        }
-    }
-
-    m.pod_up_util.assign(m.pods.size(), 0);
-    for (size_t p = 0; p < m.pods.size(); ++p)
-        for (const int leaf : m.pods[p].leaves)
-            m.pod_up_util[p] =
-                std::max(m.pod_up_util[p], m.leaf_up_util[static_cast<size_t>(leaf)]);
-
-    // Stage lookups and the MoE layers each stage holds.
-    const int pp = std::max(1, result->scenario.layout.pp);
-    m.stage_index.assign(static_cast<size_t>(pp), -1);
-    for (size_t i = 0; i < m.report->stages.size(); ++i) {
-        const int stage = m.report->stages[i].layers.stage;
-        if (stage >= 0 && stage < pp)
-            m.stage_index[static_cast<size_t>(stage)] = static_cast<int>(i);
-    }
-    const ExpertLoad& load = m.report->load;
-    m.layers_of_stage.assign(static_cast<size_t>(pp), {});
-    for (int layer = 0; layer < load.moe_layers; ++layer) {
-        if (layer < static_cast<int>(load.stage_of_layer.size())) {
-            const int stage = load.stage_of_layer[static_cast<size_t>(layer)];
-            if (stage >= 0 && stage < pp)
-                m.layers_of_stage[static_cast<size_t>(stage)].push_back(layer);
-        } else {
-            for (auto& layers : m.layers_of_stage)
-                layers.push_back(layer);
-        }
-    }
-    m.hottest = load.moe_layers > 0 ? load.hottestGpu(*m.placement) : -1;
+    markRacksOverPower(m);
+    aggregateLinks(m);
+    indexStageLayers(m, std::max(1, result->scenario.layout.pp));
 
     updateColors();
     updateHoverMask();
@@ -213,217 +227,24 @@ void TopologyView::rebuildScene(bool keep_view) {
     scene_->clear();
     drag_item_ = nullptr;
     m.drag = {};
-    m.gpus = g.gpuCount();
-    m.gpn = std::max(1, g.gpus_per_node);
-    m.npr = std::max(1, g.nodes_per_rack);
-    m.nodes = m.gpus / m.gpn;
-    m.racks = g.rackCount();
-    m.nics_per_node = m.nodes > 0 ? std::max(1, g.nics / m.nodes) : 1;
-    m.rack_domain = g.gpus_per_domain > m.gpn;
-    m.nic_base = m.gpus + g.scale_up_switches;
+    detail::ClusterShape shape = detail::clusterShape(g);
+    shape.new_rack_zone = m.editable;
+    m.layout = detail::layoutTopology(shape);
+    m.nic_base = m.layout.gpus + g.scale_up_switches;
     m.leaf_base = m.nic_base + g.nics;
     m.spine_base = m.leaf_base + g.leaves;
-    m.node_w = 2 * detail::kNodePad + m.gpn * detail::kTile + (m.gpn - 1) * detail::kGap;
-    m.node_h = detail::kNodeTop + detail::kNodeHeader + detail::kNicH + 2 * detail::kLinkGap +
-               detail::kTile + detail::kBarH + detail::kNodeBottom;
-    auto setRackShape = [&m](int node_cols) {
-        m.node_cols = node_cols;
-        m.node_rows = (m.npr + node_cols - 1) / node_cols;
-        m.rack_w = node_cols * m.node_w + (node_cols - 1) * detail::kNodeGap + 2 * detail::kRackPad;
-        m.rack_h = detail::kRackHeader + m.node_rows * m.node_h +
-                   (m.node_rows - 1) * detail::kNodeGap + detail::kRackPad +
-                   (m.rack_domain ? detail::kRackBarH + detail::kNodeGap : 0);
-    };
 
-    // Pods: consecutive racks that share a leaf switch (a leaf group is a run of nodes).
-    std::vector<std::set<int>> rack_leaves(static_cast<size_t>(m.racks));
-    for (int nic = 0; nic < g.nics; ++nic) {
-        const int leaf = g.nic_leaf[static_cast<size_t>(nic)];
-        if (leaf >= 0)
-            rack_leaves[static_cast<size_t>(m.rackOfNode(nic / m.nics_per_node))].insert(leaf);
-    }
-    m.pods.clear();
-    m.rack_pod.assign(static_cast<size_t>(m.racks), 0);
-    std::set<int> pod_leaves;
-    for (int rack = 0; rack < m.racks; ++rack) {
-        const auto& leaves = rack_leaves[static_cast<size_t>(rack)];
-        const bool shares = std::any_of(leaves.begin(), leaves.end(),
-                                        [&](int leaf) { return pod_leaves.count(leaf) > 0; });
-        if (m.pods.empty() || !shares) {
-            if (!m.pods.empty())
-                m.pods.back().leaves.assign(pod_leaves.begin(), pod_leaves.end());
-            pod_leaves.clear();
-            detail::Pod pod;
-            pod.first_rack = rack;
-            m.pods.push_back(pod);
-        }
-        ++m.pods.back().racks;
-        pod_leaves.insert(leaves.begin(), leaves.end());
-        m.rack_pod[static_cast<size_t>(rack)] = static_cast<int>(m.pods.size()) - 1;
-    }
-    if (!m.pods.empty())
-        m.pods.back().leaves.assign(pod_leaves.begin(), pod_leaves.end());
-    m.leaf_pod.assign(static_cast<size_t>(g.leaves), 0);
-    m.leaf_slot.assign(static_cast<size_t>(g.leaves), 0);
-    for (size_t p = 0; p < m.pods.size(); ++p)
-        for (size_t slot = 0; slot < m.pods[p].leaves.size(); ++slot) {
-            m.leaf_pod[static_cast<size_t>(m.pods[p].leaves[slot])] = static_cast<int>(p);
-            m.leaf_slot[static_cast<size_t>(m.pods[p].leaves[slot])] = static_cast<int>(slot);
-        }
-
-    // Pod sizes (all alike but the last) and the grid of pods that fills a 16:10 area best.
-    size_t max_leaves = 0;
-    int max_racks = 0;
-    for (const auto& pod : m.pods) {
-        max_leaves = std::max(max_leaves, pod.leaves.size());
-        max_racks = std::max(max_racks, pod.racks);
-    }
-    const bool fabric = g.leaves > 0;
-    const bool spines = g.spines > 0;
-    const int pod_count = static_cast<int>(m.pods.size());
-    const double leaves_w = static_cast<double>(max_leaves) * detail::kSwitchW +
-                            (static_cast<double>(max_leaves) - 1) * detail::kSwitchGap;
-    auto innerWidth = [&] {
-        return std::max(max_racks * m.rack_w + (max_racks - 1) * detail::kRackGapX, leaves_w);
-    };
-    // Pods in several rows reach the spines through trunks in the gutters left of each pod,
-    // one lane per row.
-    auto gapFor = [&](int rows) {
-        return rows > 1 && spines ? std::max(detail::kPodGapX, 24 + rows * detail::kTrunkLane)
-                                  : detail::kPodGapX;
-    };
-    auto podHeight = [&](double header) {
-        return header + (fabric ? detail::kSwitchH + detail::kBundleH : 0) + m.rack_h +
-               detail::kPodPad;
-    };
-    auto topHeight = [&](double spine_label, int rows) {
-        return spines
-                   ? spine_label + detail::kSwitchH + (rows == 1 ? detail::kMeshH : detail::kStubH)
-                   : 0;
-    };
-    // The grid of pods that fits a 1270 x 770 slide area best, and its scale.
-    auto bestGrid = [&](int& best_cols) {
-        const double pod_w = innerWidth() + 2 * detail::kPodPad;
-        double best = 0;
-        for (int c = 1; c <= pod_count; ++c) {
-            const int rows = (pod_count + c - 1) / c;
-            const double w =
-                c * pod_w + (c - 1) * gapFor(rows) + (rows > 1 && spines ? gapFor(rows) : 0);
-            const double h = topHeight(m.spine_label_h, rows) + rows * podHeight(m.pod_header_h) +
-                             (rows - 1) * detail::kPodGapY;
-            const double scale = std::min(1270 / w, 770 / h);
-            if (scale > best * 1.02) {
-                best = scale;
-                best_cols = c;
-            }
-        }
-        return best;
-    };
-    int cols = 1;
-    m.pod_header_h = detail::kPodHeader;
-    m.spine_label_h = detail::kSpineLabelH;
-    // Tall racks (many nodes) fold their nodes into columns when that fits the slide better.
-    int node_cols = 1;
-    double best_scale = 0;
-    for (const int c : {1, 2, 4}) {
-        if (c > 1 && c > m.npr / 4)
-            break;
-        setRackShape(c);
-        int grid = 1;
-        const double scale = bestGrid(grid);
-        if (scale > best_scale * 1.1) {
-            best_scale = scale;
-            node_cols = c;
-        }
-    }
-    setRackShape(node_cols);
-    // Twice: captions are sized so they stay readable at the scale the first pass fits.
-    for (int pass = 0; pass < 2; ++pass) {
-        const double fit_scale = bestGrid(cols);
-        m.pod_header_h = std::max(detail::kPodHeader, 13 / fit_scale);
-        m.spine_label_h = std::max(detail::kSpineLabelH, 15 / fit_scale);
-    }
-    const double inner_w = innerWidth();
-    const double pod_w = inner_w + 2 * detail::kPodPad;
-    const int rows = (pod_count + cols - 1) / cols;
-    m.mesh = spines && rows == 1;
-    const double gap_x = gapFor(rows);
-    const double left = m.mesh || !spines ? 0 : gap_x; // room for the first column's trunks
-    const double pod_h = podHeight(m.pod_header_h);
-    const double total_w = left + cols * pod_w + (cols - 1) * gap_x;
-    const double top = topHeight(m.spine_label_h, rows);
-    m.rack_rects.assign(static_cast<size_t>(m.racks), QRectF());
-    m.trunks.clear();
-    const double bus_y = m.spine_label_h + detail::kSwitchH + 14;
-    for (int p = 0; p < pod_count; ++p) {
-        detail::Pod& pod = m.pods[static_cast<size_t>(p)];
-        const int row = p / cols;
-        const int col = p % cols;
-        pod.rect = QRectF(left + col * (pod_w + gap_x), top + row * (pod_h + detail::kPodGapY),
-                          pod_w, pod_h);
-        const double inner_left = pod.rect.left() + detail::kPodPad;
-        const double leaf_y = pod.rect.top() + m.pod_header_h;
-        // Leaves spread over the pod, each above the racks it mostly serves.
-        const double slot_w =
-            pod.leaves.empty() ? 0 : inner_w / static_cast<double>(pod.leaves.size());
-        const double leaf_w = std::min(detail::kSwitchW, slot_w - detail::kSwitchGap);
-        pod.leaf_rects.clear();
-        for (size_t slot = 0; slot < pod.leaves.size(); ++slot)
-            pod.leaf_rects.emplace_back(inner_left + (static_cast<double>(slot) + 0.5) * slot_w -
-                                            leaf_w / 2,
-                                        leaf_y, leaf_w, detail::kSwitchH);
-        const double rack_y = leaf_y + (fabric ? detail::kSwitchH + detail::kBundleH : 0);
-        const double rw = pod.racks * m.rack_w + (pod.racks - 1) * detail::kRackGapX;
-        for (int k = 0; k < pod.racks; ++k)
-            m.rack_rects[static_cast<size_t>(pod.first_rack + k)] =
-                QRectF(inner_left + (inner_w - rw) / 2 + k * (m.rack_w + detail::kRackGapX), rack_y,
-                       m.rack_w, m.rack_h);
-        if (spines && !m.mesh && !pod.leaf_rects.empty()) {
-            const double x = pod.rect.left() - 12 - row * detail::kTrunkLane;
-            const double y = pod.leaf_rects.front().center().y();
-            QPolygonF trunk;
-            trunk << QPointF(x, bus_y) << QPointF(x, y)
-                  << QPointF(pod.leaf_rects.front().left(), y);
-            m.trunks.push_back({trunk, p});
-        }
-    }
-    m.spine_rects.clear();
-    if (spines) {
-        const double spacing = (total_w - left) / g.spines;
-        const double w = std::min(detail::kSwitchW, spacing - 6);
-        const double width = w >= 10 ? w : std::max(1.0, spacing * 0.8);
-        for (int s = 0; s < g.spines; ++s)
-            m.spine_rects.emplace_back(left + (s + 0.5) * spacing - width / 2, m.spine_label_h,
-                                       width, detail::kSwitchH);
-        m.spine_label_rect = QRectF(left, 0, total_w - left, m.spine_label_h - 4);
-        m.bus = m.trunks.empty() ? QLineF()
-                                 : QLineF(m.trunks.back().line.front().x(), bus_y, total_w, bus_y);
-        for (const auto& trunk : m.trunks)
-            m.bus.setP1(QPointF(std::min(m.bus.x1(), trunk.line.front().x()), bus_y));
-    }
-    const double bottom = top + rows * pod_h + (rows - 1) * detail::kPodGapY;
-    m.bounds = QRectF(-16, -12, total_w + 32, bottom + 28);
-    m.new_rack_rect = QRectF();
-    m.view_bounds = m.bounds;
-    if (m.editable && m.racks > 0) {
-        const QRectF& last = m.rack_rects.back();
-        m.new_rack_rect =
-            QRectF(last.right() + detail::kRackGapX, last.top(),
-                   std::clamp(m.node_w * 0.4, detail::kNewRackMinW, m.rack_w), last.height());
-        m.view_bounds = m.bounds.united(m.new_rack_rect.adjusted(-16, -12, 16, 28));
-    }
-
-    for (int p = 0; p < pod_count; ++p)
+    for (int p = 0; p < static_cast<int>(m.layout.pods.size()); ++p)
         scene_->addItem(new detail::PodItem(model_.get(), p));
     scene_->addItem(new detail::FabricItem(model_.get(), detail::FabricItem::Layer::spines));
     scene_->addItem(new detail::FabricItem(model_.get(), detail::FabricItem::Layer::leaves));
-    for (int rack = 0; rack < m.racks; ++rack)
+    for (int rack = 0; rack < m.layout.racks; ++rack)
         scene_->addItem(new detail::RackItem(model_.get(), rack));
     if (m.editable) {
         drag_item_ = new detail::NodeDragItem(model_.get());
         scene_->addItem(drag_item_);
     }
-    scene_->setSceneRect(m.view_bounds);
+    scene_->setSceneRect(m.layout.view_bounds);
     if (keep_view) {
         view_->centerOn(view_center);
         return;
@@ -436,7 +257,7 @@ void TopologyView::updateColors() {
     TopologyModel& m = *model_;
     if (!m.report)
         return;
-    const int gpus = m.gpus;
+    const int gpus = m.layout.gpus;
     m.value.assign(static_cast<size_t>(gpus), std::numeric_limits<double>::quiet_NaN());
     m.raw.assign(static_cast<size_t>(gpus), std::numeric_limits<double>::quiet_NaN());
     const Report& r = *m.report;
@@ -538,7 +359,7 @@ void TopologyView::updateColors() {
         const double v = m.value[static_cast<size_t>(gpu)];
         m.fill[static_cast<size_t>(gpu)] = std::isfinite(v) ? utilizationColor(v) : m.theme.no_data;
     }
-    m.rack_hot_gpu.assign(static_cast<size_t>(m.racks), -1);
+    m.rack_hot_gpu.assign(static_cast<size_t>(m.layout.racks), -1);
     for (int gpu = 0; gpu < gpus; ++gpu) {
         const double v = m.value[static_cast<size_t>(gpu)];
         if (!std::isfinite(v))

@@ -47,6 +47,162 @@ namespace moe::widgets {
 
 // --- Text: tooltips and the info panel -------------------------------------------------------
 
+namespace {
+
+// The sections of a GPU's details.
+
+/// The GPU's parallel groups: members, nodes spanned, whether they cross the fabric.
+QString groupsHtml(const TopologyModel& m, int gpu) {
+    QString html;
+    html += QStringLiteral("<p><b>Groups</b><br>");
+    for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::ep, GroupKind::etp,
+                                 GroupKind::edp, GroupKind::dp, GroupKind::pp}) {
+        const ParallelGroup& group = m.placement->groupOf(kind, gpu);
+        if (group.gpus.size() <= 1)
+            continue;
+        const GroupSpan& span = group.span;
+        html +=
+            QStringLiteral(
+                "<span style='color:%1'>■</span> %2 group %3: GPUs %4 — %5 node%6, %7<br>")
+                .arg(detail::groupColor(kind).name())
+                .arg(detail::groupName(kind))
+                .arg(group.index)
+                .arg(formatGpuList(group.gpus))
+                .arg(span.nodes)
+                .arg(span.nodes == 1 ? "" : "s")
+                .arg(span.link_class == LinkClass::scale_up ? QStringLiteral("scale-up only")
+                                                            : QStringLiteral("crosses the fabric"));
+    }
+    html += QStringLiteral("</p>");
+    return html;
+}
+
+/// The experts on the GPU's EP rank, per MoE layer map.
+QString expertsHtml(const TopologyModel& m, int gpu) {
+    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
+    const Scenario& s = m.result->scenario;
+    QString html;
+    html += QStringLiteral("<p><b>Experts</b> (EP rank %1 of %2)<br>").arg(rc.ep).arg(s.layout.ep);
+    auto experts = [](const ExpertMap& map, int rank) {
+        QStringList list;
+        if (rank >= 0 && rank < static_cast<int>(map.experts_on_rank.size()))
+            for (const int e : map.experts_on_rank[static_cast<size_t>(rank)])
+                list << QString::number(e);
+        return list.isEmpty() ? QStringLiteral("none") : list.join(QStringLiteral(", "));
+    };
+    std::map<int, std::vector<int>> custom; // map index -> MoE layers
+    for (size_t layer = 0; layer < m.placement->layer_map_index.size(); ++layer)
+        if (m.placement->layer_map_index[layer] >= 0)
+            custom[m.placement->layer_map_index[layer]].push_back(static_cast<int>(layer));
+    html += (custom.empty() ? QStringLiteral("every MoE layer: ")
+                            : QStringLiteral("other MoE layers: ")) +
+            experts(m.placement->default_experts, rc.ep) + QStringLiteral("<br>");
+    for (const auto& [index, layers] : custom) {
+        QStringList names;
+        for (const int layer : layers)
+            names << QString::number(layer);
+        html += QStringLiteral("MoE layer%1 %2: %3<br>")
+                    .arg(layers.size() == 1 ? "" : "s")
+                    .arg(names.join(QStringLiteral(", ")))
+                    .arg(experts(m.placement->layer_maps[static_cast<size_t>(index)], rc.ep));
+    }
+    html += QStringLiteral("</p>");
+    return html;
+}
+
+/// The GPU's load over the MoE layers its stage holds.
+QString expertLoadHtml(const TopologyModel& m, int gpu) {
+    const ExpertLoad& load = m.report->load;
+    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
+    QString html;
+    const int stage = rc.pp;
+    if (stage >= 0 && stage < static_cast<int>(m.layers_of_stage.size())) {
+        const auto& layers = m.layers_of_stage[static_cast<size_t>(stage)];
+        if (!layers.empty()) {
+            double total = 0, peak = -1;
+            int peak_layer = layers.front();
+            for (const int layer : layers) {
+                const double t = load.gpuTokens(*m.placement, gpu, layer);
+                total += t;
+                if (t > peak) {
+                    peak = t;
+                    peak_layer = layer;
+                }
+            }
+            const double mean = total / static_cast<double>(layers.size());
+            html += QStringLiteral("<p><b>Expert load</b> (routing step %1)<br>"
+                                   "MoE layers %2–%3 on this stage<br>"
+                                   "%4 token slots per micro-batch per layer on average, "
+                                   "%5× the mean GPU<br>peak %6 in MoE layer %7%8</p>")
+                        .arg(m.result->routing_step)
+                        .arg(layers.front())
+                        .arg(layers.back())
+                        .arg(formatCount(mean))
+                        .arg(m.mean_tokens > 0 ? mean / m.mean_tokens : 0.0, 0, 'f', 2)
+                        .arg(formatCount(peak))
+                        .arg(peak_layer)
+                        .arg(gpu == m.hottest ? QStringLiteral(" — the hottest GPU") : QString());
+        }
+    }
+    return html;
+}
+
+/// The memory of the GPU's stage.
+QString memoryHtml(const TopologyModel& m, int gpu) {
+    QString html;
+    if (const StageResult* stage = m.stageResult(gpu)) {
+        const MemoryBreakdown& mem = stage->memory;
+        html +=
+            QStringLiteral("<p><b>Memory</b> (stage %1): %2 of %3, %4 %5<br>"
+                           "weights %6 · gradients %7 · optimizer %8<br>"
+                           "activations %9 · dispatch buffers %10 · workspace %11</p>")
+                .arg(stage->layers.stage)
+                .arg(formatBytes(mem.total_bytes))
+                .arg(formatBytes(mem.hbm_bytes))
+                .arg(mem.margin_bytes >= 0 ? QStringLiteral("headroom") : QStringLiteral("over by"))
+                .arg(formatBytes(std::abs(mem.margin_bytes)))
+                .arg(formatBytes(mem.weights_bytes))
+                .arg(formatBytes(mem.gradients_bytes))
+                .arg(formatBytes(mem.optimizer_bytes))
+                .arg(formatBytes(mem.activations_bytes))
+                .arg(formatBytes(mem.dispatch_buffers_bytes))
+                .arg(formatBytes(mem.workspace_bytes));
+    }
+    return html;
+}
+
+/// Traffic on the GPU's own links: scale-up, PCIe to its NIC, the NIC's fabric link.
+QString trafficHtml(const TopologyModel& m, int gpu) {
+    const auto g = static_cast<size_t>(gpu);
+    const Scenario& s = m.result->scenario;
+    QString html;
+    const int up = m.graph->gpu_scale_up_link[g];
+    const int pcie = m.graph->gpu_nic_link[g];
+    const int nic = m.graph->vertices[static_cast<size_t>(m.graph->gpu_nic_vertex[g])].index;
+    const int fabric = nic < static_cast<int>(m.graph->nic_leaf_link.size())
+                           ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
+                           : -1;
+    html += QStringLiteral("<p><b>Traffic per step</b><br>");
+    if (up >= 0)
+        html += QStringLiteral("%1: %2 (%3 of the step)<br>")
+                    .arg(QString::fromStdString(s.cluster.gpu.scale_up_fabric))
+                    .arg(formatBytes(m.bytes(up)))
+                    .arg(formatPercent(m.util(up)));
+    html += QStringLiteral("PCIe to NIC: %1 (%2)<br>")
+                .arg(formatBytes(m.bytes(pcie)))
+                .arg(formatPercent(m.util(pcie)));
+    if (fabric >= 0)
+        html += QStringLiteral("NIC %1 to leaf: %2 (%3), shared by the GPUs on this rail")
+                    .arg(QString::fromStdString(
+                        m.graph->vertices[static_cast<size_t>(m.nic_base + nic)].label))
+                    .arg(formatBytes(m.bytes(fabric)))
+                    .arg(formatPercent(m.util(fabric)));
+    html += QStringLiteral("</p>");
+    return html;
+}
+
+} // namespace
+
 QString TopologyView::toolTipAt(const QPointF& pos) const {
     const TopologyModel& m = *model_;
     if (!m.report)
@@ -61,7 +217,7 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                            .arg(gpu)
                            .arg(m.graph->rackOf(gpu))
                            .arg(m.graph->nodeOf(gpu))
-                           .arg(gpu % m.gpn);
+                           .arg(gpu % m.layout.shape.gpus_per_node);
         text += QStringLiteral("stage %1 · TP %2 · DP %3 · EP rank %4 · expert-DP %5<br>")
                     .arg(rc.pp)
                     .arg(rc.tp)
@@ -93,13 +249,13 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
     }
     // Something in a node that is not a GPU: a NIC or the scale-up switch.
     if (d == Detail::full) {
-        for (int rack = 0; rack < m.racks; ++rack) {
-            if (!m.rack_rects[static_cast<size_t>(rack)].contains(pos))
+        for (int rack = 0; rack < m.layout.racks; ++rack) {
+            if (!m.layout.rack_rects[static_cast<size_t>(rack)].contains(pos))
                 continue;
-            for (int node = m.firstNode(rack); node < m.endNode(rack); ++node) {
-                for (int rail = 0; rail < m.nics_per_node; ++rail)
-                    if (m.nicRect(node, rail).adjusted(-2, -2, 2, 2).contains(pos)) {
-                        const int nic = node * m.nics_per_node + rail;
+            for (int node = m.layout.firstNode(rack); node < m.layout.endNode(rack); ++node) {
+                for (int rail = 0; rail < m.layout.shape.nics_per_node; ++rail)
+                    if (m.layout.nicRect(node, rail).adjusted(-2, -2, 2, 2).contains(pos)) {
+                        const int nic = node * m.layout.shape.nics_per_node + rail;
                         const int link = nic < static_cast<int>(m.graph->nic_leaf_link.size())
                                              ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
                                              : -1;
@@ -111,11 +267,11 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                             .arg(formatBytes(m.bytes(link)))
                             .arg(formatPercent(m.util(link)));
                     }
-                if (m.barRect(node).contains(pos))
+                if (m.layout.barRect(node).contains(pos))
                     return QStringLiteral(
                                "<b>%1 switch</b> of %2<br>busiest GPU link %3 of the step")
                         .arg(QString::fromStdString(m.result->scenario.cluster.gpu.scale_up_fabric))
-                        .arg(m.rack_domain
+                        .arg(m.layout.shape.rack_scale_up_domain
                                  ? QStringLiteral("rack %1 (reached through these ports)").arg(rack)
                                  : QStringLiteral("node %1").arg(node))
                         .arg(formatPercent(m.node_scale_up_util[static_cast<size_t>(node)]));
@@ -129,13 +285,13 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
                 return text;
         }
     }
-    for (int rack = 0; rack < m.racks; ++rack)
-        if (m.rack_rects[static_cast<size_t>(rack)].contains(pos)) {
+    for (int rack = 0; rack < m.layout.racks; ++rack)
+        if (m.layout.rack_rects[static_cast<size_t>(rack)].contains(pos)) {
             const int hot = m.rack_hot_gpu[static_cast<size_t>(rack)];
             QString text = QStringLiteral("<b>%1</b> · nodes %2–%3<br>")
                                .arg(m.rackCaption(rack))
-                               .arg(m.firstNode(rack))
-                               .arg(m.endNode(rack) - 1);
+                               .arg(m.layout.firstNode(rack))
+                               .arg(m.layout.endNode(rack) - 1);
             if (m.overPower(rack))
                 text +=
                     QStringLiteral("<span style='color:%1'>over the %2 kW rack limit</span><br>")
@@ -159,12 +315,10 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
 
 QString TopologyView::gpuDetailsHtml(int gpu) const {
     const TopologyModel& m = *model_;
-    if (!m.report || gpu < 0 || gpu >= m.gpus)
+    if (!m.report || gpu < 0 || gpu >= m.layout.gpus)
         return {};
-    const auto g = static_cast<size_t>(gpu);
-    const Report& r = *m.report;
     const Scenario& s = m.result->scenario;
-    const RankCoords& rc = m.placement->coords[g];
+    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
     QString html;
     html += QStringLiteral("<h3 style='margin:0'>GPU %1</h3>").arg(gpu);
     html +=
@@ -173,137 +327,14 @@ QString TopologyView::gpuDetailsHtml(int gpu) const {
             .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
             .arg(m.graph->rackOf(gpu))
             .arg(m.graph->nodeOf(gpu))
-            .arg(gpu % m.gpn)
+            .arg(gpu % m.layout.shape.gpus_per_node)
             .arg(rc.pp);
 
-    // Parallel groups.
-    html += QStringLiteral("<p><b>Groups</b><br>");
-    for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::ep, GroupKind::etp,
-                                 GroupKind::edp, GroupKind::dp, GroupKind::pp}) {
-        const ParallelGroup& group = m.placement->groupOf(kind, gpu);
-        if (group.gpus.size() <= 1)
-            continue;
-        const GroupSpan& span = group.span;
-        html +=
-            QStringLiteral(
-                "<span style='color:%1'>■</span> %2 group %3: GPUs %4 — %5 node%6, %7<br>")
-                .arg(detail::groupColor(kind).name())
-                .arg(detail::groupName(kind))
-                .arg(group.index)
-                .arg(formatGpuList(group.gpus))
-                .arg(span.nodes)
-                .arg(span.nodes == 1 ? "" : "s")
-                .arg(span.link_class == LinkClass::scale_up ? QStringLiteral("scale-up only")
-                                                            : QStringLiteral("crosses the fabric"));
-    }
-    html += QStringLiteral("</p>");
-
-    // Experts.
-    const ExpertLoad& load = r.load;
-    if (s.model.isMoe() && rc.ep >= 0) {
-        html +=
-            QStringLiteral("<p><b>Experts</b> (EP rank %1 of %2)<br>").arg(rc.ep).arg(s.layout.ep);
-        auto experts = [](const ExpertMap& map, int rank) {
-            QStringList list;
-            if (rank >= 0 && rank < static_cast<int>(map.experts_on_rank.size()))
-                for (const int e : map.experts_on_rank[static_cast<size_t>(rank)])
-                    list << QString::number(e);
-            return list.isEmpty() ? QStringLiteral("none") : list.join(QStringLiteral(", "));
-        };
-        std::map<int, std::vector<int>> custom; // map index -> MoE layers
-        for (size_t layer = 0; layer < m.placement->layer_map_index.size(); ++layer)
-            if (m.placement->layer_map_index[layer] >= 0)
-                custom[m.placement->layer_map_index[layer]].push_back(static_cast<int>(layer));
-        html += (custom.empty() ? QStringLiteral("every MoE layer: ")
-                                : QStringLiteral("other MoE layers: ")) +
-                experts(m.placement->default_experts, rc.ep) + QStringLiteral("<br>");
-        for (const auto& [index, layers] : custom) {
-            QStringList names;
-            for (const int layer : layers)
-                names << QString::number(layer);
-            html += QStringLiteral("MoE layer%1 %2: %3<br>")
-                        .arg(layers.size() == 1 ? "" : "s")
-                        .arg(names.join(QStringLiteral(", ")))
-                        .arg(experts(m.placement->layer_maps[static_cast<size_t>(index)], rc.ep));
-        }
-        html += QStringLiteral("</p>");
-
-        // Load over the MoE layers this GPU's stage holds.
-        const int stage = rc.pp;
-        if (stage >= 0 && stage < static_cast<int>(m.layers_of_stage.size())) {
-            const auto& layers = m.layers_of_stage[static_cast<size_t>(stage)];
-            if (!layers.empty()) {
-                double total = 0, peak = -1;
-                int peak_layer = layers.front();
-                for (const int layer : layers) {
-                    const double t = load.gpuTokens(*m.placement, gpu, layer);
-                    total += t;
-                    if (t > peak) {
-                        peak = t;
-                        peak_layer = layer;
-                    }
-                }
-                const double mean = total / static_cast<double>(layers.size());
-                html +=
-                    QStringLiteral("<p><b>Expert load</b> (routing step %1)<br>"
-                                   "MoE layers %2–%3 on this stage<br>"
-                                   "%4 token slots per micro-batch per layer on average, "
-                                   "%5× the mean GPU<br>peak %6 in MoE layer %7%8</p>")
-                        .arg(m.result->routing_step)
-                        .arg(layers.front())
-                        .arg(layers.back())
-                        .arg(formatCount(mean))
-                        .arg(m.mean_tokens > 0 ? mean / m.mean_tokens : 0.0, 0, 'f', 2)
-                        .arg(formatCount(peak))
-                        .arg(peak_layer)
-                        .arg(gpu == m.hottest ? QStringLiteral(" — the hottest GPU") : QString());
-            }
-        }
-    }
-
-    // Memory of its stage.
-    if (const StageResult* stage = m.stageResult(gpu)) {
-        const MemoryBreakdown& mem = stage->memory;
-        html +=
-            QStringLiteral("<p><b>Memory</b> (stage %1): %2 of %3, %4 %5<br>"
-                           "weights %6 · gradients %7 · optimizer %8<br>"
-                           "activations %9 · dispatch buffers %10 · workspace %11</p>")
-                .arg(stage->layers.stage)
-                .arg(formatBytes(mem.total_bytes))
-                .arg(formatBytes(mem.hbm_bytes))
-                .arg(mem.margin_bytes >= 0 ? QStringLiteral("headroom") : QStringLiteral("over by"))
-                .arg(formatBytes(std::abs(mem.margin_bytes)))
-                .arg(formatBytes(mem.weights_bytes))
-                .arg(formatBytes(mem.gradients_bytes))
-                .arg(formatBytes(mem.optimizer_bytes))
-                .arg(formatBytes(mem.activations_bytes))
-                .arg(formatBytes(mem.dispatch_buffers_bytes))
-                .arg(formatBytes(mem.workspace_bytes));
-    }
-
-    // Traffic on its own links.
-    const int up = m.graph->gpu_scale_up_link[g];
-    const int pcie = m.graph->gpu_nic_link[g];
-    const int nic = m.graph->vertices[static_cast<size_t>(m.graph->gpu_nic_vertex[g])].index;
-    const int fabric = nic < static_cast<int>(m.graph->nic_leaf_link.size())
-                           ? m.graph->nic_leaf_link[static_cast<size_t>(nic)]
-                           : -1;
-    html += QStringLiteral("<p><b>Traffic per step</b><br>");
-    if (up >= 0)
-        html += QStringLiteral("%1: %2 (%3 of the step)<br>")
-                    .arg(QString::fromStdString(s.cluster.gpu.scale_up_fabric))
-                    .arg(formatBytes(m.bytes(up)))
-                    .arg(formatPercent(m.util(up)));
-    html += QStringLiteral("PCIe to NIC: %1 (%2)<br>")
-                .arg(formatBytes(m.bytes(pcie)))
-                .arg(formatPercent(m.util(pcie)));
-    if (fabric >= 0)
-        html += QStringLiteral("NIC %1 to leaf: %2 (%3), shared by the GPUs on this rail")
-                    .arg(QString::fromStdString(
-                        m.graph->vertices[static_cast<size_t>(m.nic_base + nic)].label))
-                    .arg(formatBytes(m.bytes(fabric)))
-                    .arg(formatPercent(m.util(fabric)));
-    html += QStringLiteral("</p>");
+    html += groupsHtml(m, gpu);
+    if (s.model.isMoe() && rc.ep >= 0)
+        html += expertsHtml(m, gpu) + expertLoadHtml(m, gpu);
+    html += memoryHtml(m, gpu);
+    html += trafficHtml(m, gpu);
     return html;
 }
 
@@ -322,9 +353,9 @@ void TopologyView::updateInfoPanel() {
         QString html = QStringLiteral("<h3 style='margin:0'>%1</h3><p>%2 × %3 · %4 nodes in %5<br>"
                                       "%6 %7, %8 leaves, %9 spines</p>")
                            .arg(QString::fromStdString(s.name).toHtmlEscaped())
-                           .arg(m.gpus)
+                           .arg(m.layout.gpus)
                            .arg(QString::fromStdString(s.cluster.gpu.name).toHtmlEscaped())
-                           .arg(m.nodes)
+                           .arg(m.layout.nodes)
                            .arg(QString::fromStdString(s.cluster.describeRacks()).toHtmlEscaped())
                            .arg(QString::fromLatin1(toString(s.cluster.fabric)))
                            .arg(QString::fromLatin1(toString(s.cluster.fabric_topology)))
@@ -422,13 +453,14 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
                                : QString();
     p.drawText(QRectF(margin, 56, page.width() - 2 * margin, 20), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("%1 × %2 · %3 nodes × %4 GPUs · %5 racks · %6 per %7%8")
-                   .arg(m.gpus)
+                   .arg(m.layout.gpus)
                    .arg(QString::fromStdString(s.cluster.gpu.name))
-                   .arg(m.nodes)
-                   .arg(m.gpn)
-                   .arg(m.racks)
+                   .arg(m.layout.nodes)
+                   .arg(m.layout.shape.gpus_per_node)
+                   .arg(m.layout.racks)
                    .arg(QString::fromStdString(s.cluster.gpu.scale_up_fabric))
-                   .arg(m.rack_domain ? QStringLiteral("rack") : QStringLiteral("node"))
+                   .arg(m.layout.shape.rack_scale_up_domain ? QStringLiteral("rack")
+                                                            : QStringLiteral("node"))
                    .arg(fabric));
     const LayoutSpec& l = s.layout;
     p.drawText(
@@ -453,7 +485,7 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     const double top = 122;
     const QRectF area(margin, top, page.width() - 2 * margin - legend_w - gap,
                       page.height() - top - margin);
-    const QRectF bounds = m.bounds;
+    const QRectF bounds = m.layout.bounds;
     const double scale = std::min(area.width() / bounds.width(), area.height() / bounds.height());
     const QSizeF size = bounds.size() * scale;
     const double left = margin + (page.width() - 2 * margin - (size.width() + gap + legend_w)) / 2;
