@@ -3,6 +3,7 @@
 #include "live_app.h"
 
 #include "moe/edits.h"
+#include "moe/format.h"
 
 #include <imgui.h>
 
@@ -15,18 +16,6 @@
 namespace moe::live {
 
 namespace {
-
-std::string formatBytes(double bytes) {
-    char buf[64];
-    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-    int u = 0;
-    while (std::abs(bytes) >= 1000 && u < 4) {
-        bytes /= 1000;
-        ++u;
-    }
-    std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);
-    return buf;
-}
 
 ImU32 rampColor(float t) {
     const uint32_t c = rampRgba(t); // 0xAABBGGRR, the same byte order as ImU32
