@@ -675,8 +675,8 @@ void TestCli::catalog() {
     const Run r = moePlan({"catalog"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-    for (const char* id :
-         {"h100-sxm", "h800-sxm", "h200-sxm", "b200", "gb200", "mi300x", "cx7-400g", "cx8-800g"})
+    for (const char* id : {"h100-sxm", "h800-sxm", "h200-sxm", "b200", "gb200", "mi300x",
+                           "a100-sxm", "cx7-400g", "cx8-800g", "cx6-200g"})
         QVERIFY2(!tableRow(r.out, QString::fromUtf8(id)).isEmpty(), id);
     // H100 SXM datasheet: 989 dense BF16 TFLOPS, 80 GB HBM3 at 3.35 TB/s.
     const QStringList h100 = tableRow(r.out, "h100-sxm");
@@ -699,6 +699,10 @@ void TestCli::catalog() {
         nics << n["id"].toString();
     QVERIFY(gpus.contains("h100-sxm") && gpus.contains("gb200") && gpus.contains("mi300x"));
     QVERIFY(nics.contains("cx7-400g") && nics.contains("cx8-800g"));
+    // Every catalog entry is listed: 7 GPUs (A100 included) and 4 NICs (CX6 HDR included).
+    QCOMPARE(gpus.size(), 7);
+    QCOMPARE(nics.size(), 4);
+    QVERIFY(gpus.contains("a100-sxm") && nics.contains("cx6-200g"));
     QCOMPARE(h100Tflops, 989.0);
 }
 

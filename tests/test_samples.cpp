@@ -1,10 +1,12 @@
 // The sample scenarios in sample_clusters/: each one loads without errors, survives a save and
 // reload unchanged, and carries the figures its header comment claims.
+#include "moe/model_costs.h"
 #include "moe/scenario_io.h"
 #include "test_support.h"
 
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -68,7 +70,7 @@ private slots:
         for (const char* expected :
              {"dgx-h100-8x8-moe16", "16gpu-nodes-4x16-moe16", "deepseek-v3-2048xh800",
               "gb200-nvl72-deepseek-v3", "b200-1024-deepseek-v3", "mixtral-8x7b-32xh100",
-              "dense-70b-64xh100"}) {
+              "dense-70b-64xh100", "dgx-a100-1024-gpt3-175b"}) {
             QVERIFY2(names.contains(QString::fromLatin1(expected)), expected);
         }
     }
@@ -201,6 +203,23 @@ private slots:
         QCOMPARE(s->cluster.nics_per_node, 4);
         QCOMPARE(s->layout.ep, s->cluster.gpusPerScaleUpDomain()); // EP = one NVLink domain
         QCOMPARE(s->layout.expertDp(), 2);
+    }
+
+    void gpt3OnDgxA100() {
+        // Megatron-LM's 175B example: 1024 A100 = 128 DGX A100, TP8 x PP16 x DP8, batch 1536.
+        const auto s = loadSample("dgx-a100-1024-gpt3-175b.yaml");
+        QVERIFY(s);
+        QCOMPARE(s->cluster.gpuCount(), 1024);
+        QCOMPARE(s->cluster.gpu.preset, std::string("a100-sxm"));
+        QCOMPARE(s->cluster.nic.preset, std::string("cx6-200g"));
+        QCOMPARE(s->layout.tp * s->layout.pp * s->layout.dp, 1024);
+        QCOMPARE(s->training.global_batch, 1536);
+        // GPT-3's GeLU MLP (2 x h x 4h) as a SwiGLU of 8h/3: 96 x (4h^2 + 8h^2 + 2h) + 2 x
+        // 51200 x h (untied embedding and head) = 174.0B + 1.26B = 175.2B parameters.
+        const double h = 12288;
+        QCOMPARE(s->model.ffn_hidden * 3, 8 * 12288);
+        const double expected = 96 * (12 * h * h + 2 * h) + 2 * 51200 * h;
+        QVERIFY(std::abs(countParams(s->model).total - expected) / expected < 1e-3);
     }
 
     void b200() {

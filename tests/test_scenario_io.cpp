@@ -394,11 +394,11 @@ private slots:
     void unknownPresets() {
         expectSingleError(replaced(kMinimal, "gpu: h100-sxm", "gpu: h1000"),
                           "unknown GPU preset 'h1000' — known: h100-sxm, h800-sxm, h200-sxm, "
-                          "b200, gb200, mi300x",
+                          "b200, gb200, mi300x, a100-sxm",
                           3, 8, "cluster.gpu");
         expectSingleError(
             replaced(kMinimal, "  nodes: 2\n", "  nodes: 2\n  scale_out: {nic: cx9-1600g}\n"),
-            "unknown NIC preset 'cx9-1600g' — known: cx7-400g, cx8-800g, eth-400g", 5, 20,
+            "unknown NIC preset 'cx9-1600g' — known: cx7-400g, cx8-800g, eth-400g, cx6-200g", 5, 20,
             "cluster.scale_out.nic");
     }
 
@@ -451,7 +451,7 @@ layuot:
                  std::string("test.yaml:4:10: error: cluster.nodes: expected a whole number, "
                              "got 'eight'\n"
                              "test.yaml:6:10: error: unknown NIC preset 'cx9' — known: cx7-400g, "
-                             "cx8-800g, eth-400g\n"
+                             "cx8-800g, eth-400g, cx6-200g\n"
                              "test.yaml:16:1: error: unknown field 'layuot' — did you mean "
                              "'layout'?\n"));
         QVERIFY(hasErrors(r.diagnostics));

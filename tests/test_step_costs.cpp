@@ -56,6 +56,48 @@ private slots:
             kOut / 2e9);
     }
 
+    void a100AgainstH100() {
+        // The dense 70B sample on its own H100s and moved onto the a100-sxm preset (same shape,
+        // DGX A100 with ConnectX-6 HDR). hardwareRates() multiplies each datasheet figure by one
+        // efficiency, so every rate scales by the datasheet ratio: GEMM and attention 312/989
+        // (both BF16 x the same efficiency), HBM 2.039/3.35, NVLink 300/450, NIC 24/48.
+        const auto load = [](const std::vector<std::string>& overrides) {
+            const LoadResult r = loadScenarioWithOverrides(
+                moe::test::samplePath("dense-70b-64xh100.yaml"), overrides);
+            if (!r.ok())
+                qFatal("%s", formatAll(r.diagnostics).c_str());
+            return *r.scenario;
+        };
+        const Scenario h100 = load({});
+        const Scenario a100 = load({"cluster.gpu=a100-sxm", "cluster.scale_out.nic=cx6-200g"});
+        QCOMPARE(a100.cluster.gpu.name, std::string("NVIDIA A100 SXM 80GB"));
+        const HardwareRates rh = hardwareRates(h100);
+        const HardwareRates ra = hardwareRates(a100);
+        QCLOSE(ra.gemm_flops / rh.gemm_flops, 312.0 / 989.0);
+        QCLOSE(ra.attention_flops / rh.attention_flops, 312.0 / 989.0);
+        QCLOSE(ra.hbm_bytes_s / rh.hbm_bytes_s, 2.039 / 3.35);
+        QCLOSE(ra.scale_up.bandwidth_gbps / rh.scale_up.bandwidth_gbps, 300.0 / 450.0);
+        QCLOSE(ra.scale_out.bandwidth_gbps / rh.scale_out.bandwidth_gbps, 24.0 / 48.0);
+        // The LM head is a pure GEMM: its time scales by exactly 989/312 = 3.17.
+        const double tokens = 8192; // one micro-batch of one 8192-token sequence
+        QCLOSE(lmHeadForward_s(a100.model, tokens, ra) / lmHeadForward_s(h100.model, tokens, rh),
+               989.0 / 312.0);
+        // The dense FFN adds its SwiGLU pass over HBM, which scales by 3.35/2.039 = 1.64 only,
+        // so the whole FFN slows by less than the GEMM ratio and more than the HBM ratio.
+        const double ffn_ratio = denseFfnForward_s(a100.model, 8, tokens, ra) /
+                                 denseFfnForward_s(h100.model, 8, tokens, rh);
+        QVERIFY(ffn_ratio < 989.0 / 312.0 && ffn_ratio > 3.35 / 2.039);
+        // The whole scenario evaluates on A100; its step is slower than on H100 but by no more
+        // than the largest rate ratio (the GEMM's 3.17, or NVLink's 1.5 / NIC's 2 for exposed
+        // communication), and its MFU is against the A100's own 312 TFLOPS.
+        const Report ra_report = evaluate(a100);
+        const Report rh_report = evaluate(h100);
+        QVERIFY(std::isfinite(ra_report.step_time_s) &&
+                ra_report.step_time_s > rh_report.step_time_s);
+        QVERIFY(ra_report.step_time_s < rh_report.step_time_s * 989.0 / 312.0 * 1.01);
+        QCLOSE(ra_report.throughput.mfu, ra_report.throughput.model_tflops_per_gpu / 312.0);
+    }
+
     void attention() {
         const Scenario s = hand();
         const HardwareRates r = hardwareRates(s);

@@ -404,6 +404,30 @@ const std::vector<Case>& singleProblemCases() {
         {"bf16 tflops", [](Scenario& s) { s.cluster.gpu.bf16_tflops = -1.5; },
          "cluster.gpu_overrides.bf16_tflops",
          "cluster.gpu_overrides.bf16_tflops = -1.5 must be greater than 0"},
+        {"fp8 tflops negative", [](Scenario& s) { s.cluster.gpu.fp8_tflops = -1; },
+         "cluster.gpu_overrides.fp8_tflops",
+         "cluster.gpu_overrides.fp8_tflops = -1 must be at least 0"},
+        // A GPU without FP8 tensor cores (fp8_tflops 0, the A100 preset) refuses FP8 GEMMs and
+        // warns about an FP8 dispatch payload, naming the field and the GPU.
+        {"fp8 compute without fp8 tensor cores",
+         [](Scenario& s) {
+             s.cluster.gpu.name = "NVIDIA A100 SXM 80GB";
+             s.cluster.gpu.fp8_tflops = 0;
+             s.model.compute_precision = Precision::fp8;
+         },
+         "model.precision.compute",
+         "model.precision.compute = fp8, but NVIDIA A100 SXM 80GB has no FP8 tensor cores; use "
+         "bf16"},
+        {"fp8 dispatch without fp8 tensor cores",
+         [](Scenario& s) {
+             s.cluster.gpu.name = "NVIDIA A100 SXM 80GB";
+             s.cluster.gpu.fp8_tflops = 0;
+             s.model.dispatch_precision = Precision::fp8;
+         },
+         "model.precision.dispatch",
+         "model.precision.dispatch = fp8, but NVIDIA A100 SXM 80GB has no FP8 tensor cores: the "
+         "experts would dequantize the tokens to BF16, which is not modelled; use bf16",
+         Diagnostic::Severity::warning},
         {"hbm bandwidth nan",
          [](Scenario& s) { s.cluster.gpu.hbm_tbps = std::numeric_limits<double>::quiet_NaN(); },
          "cluster.gpu_overrides.hbm_tbps",
@@ -582,6 +606,7 @@ private slots:
         QTest::newRow("mla with dense layers") << 5;
         QTest::newRow("rack domain, histogram, placement") << 6;
         QTest::newRow("uneven racks, rack power limit") << 7;
+        QTest::newRow("gpu without fp8, bf16 compute") << 8;
     }
     void legalVariants() {
         QFETCH(int, variant);
@@ -625,6 +650,9 @@ private slots:
             // 3 + 1, and the remaining 4 nodes fill a third rack.
             s.cluster.rack_nodes = {3, 1};
             s.cluster.rack_power_limit_kw = 40;
+            break;
+        case 8: // fp8_tflops 0 (A100) is a GPU without FP8, legal while nothing asks for FP8
+            s.cluster.gpu.fp8_tflops = 0;
             break;
         }
         const Diagnostics d = validateScenario(s);

@@ -27,11 +27,25 @@ struct Catalog {
     std::vector<NodeShape> node_shapes;
     /// Where the figures come from (datasheets), for the README and reports.
     std::string sources;
+    /// The datasheet or product brief each GPU and NIC entry's figures come from (its
+    /// `source`), in catalog order, GPUs first.
+    struct EntrySource {
+        std::string preset;
+        std::string source;
+    };
+    std::vector<EntrySource> entry_sources;
 
     const GpuSpec* findGpu(const std::string& preset) const;
     const NicSpec* findNic(const std::string& preset) const;
     const NodeShape* findNodeShape(const std::string& gpu_preset) const;
+    /// The entry's `source`, or null for an unknown preset.
+    const std::string* sourceOf(const std::string& preset) const;
 };
+
+/// Parses catalog YAML in the embedded file's format. A malformed entry (a missing figure, an
+/// empty `source`, a negative `fp8_tflops`) throws std::logic_error naming it: the only input
+/// is our own file, so that is a build defect. An absent `fp8_tflops` reads as 0 (no FP8).
+Catalog parseCatalog(const std::string& yaml);
 
 /// The embedded catalog, parsed once (thread-safe).
 const Catalog& builtinCatalog();

@@ -24,13 +24,24 @@ template <typename T> T required(const YAML::Node& entry, const char* key, const
     return value.as<T>();
 }
 
+/// The datasheet an entry's figures come from; every entry must name one.
+std::string requiredSource(const YAML::Node& entry, const std::string& id) {
+    std::string source = required<std::string>(entry, "source", id);
+    if (source.find_first_not_of(" \t\n") == std::string::npos)
+        catalogDefect("entry '" + id + "' has an empty 'source'");
+    return source;
+}
+
 GpuSpec parseGpu(const YAML::Node& entry) {
     GpuSpec gpu;
     gpu.preset = required<std::string>(entry, "id", "?");
     const std::string& id = gpu.preset;
     gpu.name = required<std::string>(entry, "name", id);
     gpu.bf16_tflops = required<double>(entry, "bf16_tflops", id);
-    gpu.fp8_tflops = required<double>(entry, "fp8_tflops", id);
+    // 0 or absent: no FP8 tensor cores (A100); validation refuses FP8 compute on such a GPU.
+    gpu.fp8_tflops = entry["fp8_tflops"] ? entry["fp8_tflops"].as<double>() : 0.0;
+    if (!(gpu.fp8_tflops >= 0))
+        catalogDefect("entry '" + id + "' has a negative 'fp8_tflops'");
     gpu.hbm_gb = required<double>(entry, "hbm_gb", id);
     gpu.hbm_tbps = required<double>(entry, "hbm_tbps", id);
     gpu.scale_up_gbps = required<double>(entry, "scale_up_gbps", id);
@@ -76,21 +87,6 @@ NicSpec parseNic(const YAML::Node& entry) {
     return nic;
 }
 
-Catalog parseCatalog(const char* yaml) {
-    const YAML::Node root = YAML::Load(yaml);
-    Catalog catalog;
-    catalog.sources = root["sources"].as<std::string>("");
-    for (const YAML::Node& entry : root["gpus"]) {
-        catalog.gpus.push_back(parseGpu(entry));
-        catalog.node_shapes.push_back(parseNodeShape(entry, catalog.gpus.back().preset));
-    }
-    for (const YAML::Node& entry : root["nics"])
-        catalog.nics.push_back(parseNic(entry));
-    if (catalog.gpus.empty() || catalog.nics.empty())
-        catalogDefect("no GPUs or no NICs");
-    return catalog;
-}
-
 template <typename Spec>
 const Spec* findPreset(const std::vector<Spec>& specs, const std::string& preset) {
     for (const Spec& spec : specs) {
@@ -101,6 +97,26 @@ const Spec* findPreset(const std::vector<Spec>& specs, const std::string& preset
 }
 
 } // namespace
+
+Catalog parseCatalog(const std::string& yaml) {
+    const YAML::Node root = YAML::Load(yaml);
+    Catalog catalog;
+    catalog.sources = root["sources"].as<std::string>("");
+    for (const YAML::Node& entry : root["gpus"]) {
+        catalog.gpus.push_back(parseGpu(entry));
+        const std::string& id = catalog.gpus.back().preset;
+        catalog.node_shapes.push_back(parseNodeShape(entry, id));
+        catalog.entry_sources.push_back({id, requiredSource(entry, id)});
+    }
+    for (const YAML::Node& entry : root["nics"]) {
+        catalog.nics.push_back(parseNic(entry));
+        const std::string& id = catalog.nics.back().preset;
+        catalog.entry_sources.push_back({id, requiredSource(entry, id)});
+    }
+    if (catalog.gpus.empty() || catalog.nics.empty())
+        catalogDefect("no GPUs or no NICs");
+    return catalog;
+}
 
 const GpuSpec* Catalog::findGpu(const std::string& preset) const {
     return findPreset(gpus, preset);
@@ -114,6 +130,14 @@ const Catalog::NodeShape* Catalog::findNodeShape(const std::string& gpu_preset) 
     for (const NodeShape& shape : node_shapes) {
         if (shape.gpu_preset == gpu_preset)
             return &shape;
+    }
+    return nullptr;
+}
+
+const std::string* Catalog::sourceOf(const std::string& preset) const {
+    for (const EntrySource& entry : entry_sources) {
+        if (entry.preset == preset)
+            return &entry.source;
     }
     return nullptr;
 }

@@ -279,9 +279,11 @@ std::vector<SchemaField> buildFields() {
         .real(10, 0)
         .defaults(preset);
     add("cluster.gpu_overrides.fp8_tflops", kMember<kCluster, kGpu, &GpuSpec::fp8_tflops>,
-        "Dense FP8 peak, no sparsity." + gpu_override)
+        "Dense FP8 peak, no sparsity; 0 = no FP8 tensor cores (A100), which refuses "
+        "model.precision.compute = fp8." +
+            gpu_override)
         .unit("TFLOPS")
-        .range(R::positive())
+        .range(R::atLeast(0))
         .real(10, 0)
         .defaults(preset);
     add("cluster.gpu_overrides.hbm_gb", kMember<kCluster, kGpu, &GpuSpec::hbm_gb>,
@@ -597,7 +599,8 @@ std::vector<SchemaField> buildFields() {
         "Payload of the all-to-all dispatch; fp8 halves it (the combine stays BF16). Default "
         "bf16.");
     add("model.precision.compute", kMember<kModel, &ModelSpec::compute_precision>,
-        "GEMM precision; fp8 uses the GPU's FP8 peak. Default bf16.");
+        "GEMM precision; fp8 uses the GPU's FP8 peak and needs a GPU with FP8 tensor cores "
+        "(not A100). Default bf16.");
     add("model.precision.grads", kMember<kModel, &ModelSpec::grad_precision>,
         "Main gradients (memory and data-parallel gradient sync). Default fp32.");
 

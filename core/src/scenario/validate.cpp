@@ -62,6 +62,7 @@ public:
         checkCluster();
         checkRanges("model");
         checkModel();
+        checkPrecision();
         checkRanges("training");
         checkTraining();
         checkRanges("layout");
@@ -384,6 +385,25 @@ private:
             requireAtMost("model.ffn_hidden", m.ffn_hidden, limits::kMaxFfnHidden);
         else
             requireOwnRange("model.ffn_hidden");
+    }
+
+    /// FP8 needs FP8 tensor cores: a GPU whose fp8_tflops is 0 (A100) has none, so FP8 GEMMs
+    /// are refused rather than priced at a zero peak.
+    void checkPrecision() {
+        const GpuSpec& gpu = s_.cluster.gpu;
+        if (!ok("cluster.gpu_overrides.fp8_tflops") || gpu.fp8_tflops > 0)
+            return;
+        const std::string no_fp8 = gpu.name + " has no FP8 tensor cores";
+        if (s_.model.compute_precision == Precision::fp8)
+            error("model.precision.compute",
+                  "model.precision.compute = fp8, but " + no_fp8 + "; use bf16");
+        // The dispatch payload is only bytes on the wire, so FP8 there is possible in software,
+        // but the experts then dequantize to BF16, a cost the model does not charge.
+        if (s_.model.dispatch_precision == Precision::fp8)
+            warning("model.precision.dispatch",
+                    "model.precision.dispatch = fp8, but " + no_fp8 +
+                        ": the experts would dequantize the tokens to BF16, which is not "
+                        "modelled; use bf16");
     }
 
     void checkTraining() {
