@@ -2,7 +2,7 @@
 """Every JSON document moe-plan writes validates against its schema in schemas/ (issue 19).
 
 Runs each command that writes JSON on the samples (evaluate, show, validate, bench, timeline and
-timeline --bench, compare, catalog, search and its --shard parts, sweep rows valid and invalid)
+timeline --bench, compare, catalog, calibrate, search and its --shard parts, sweep rows valid and invalid)
 and the JSON errors on standard error (a usage error, bad input, warnings-only), and validates
 each document with python3-jsonschema (Debian's, Draft 2020-12). Also checks that the schemas
 reject what they must (a document without its layout, an unknown key, a wrong type), so this
@@ -86,6 +86,9 @@ check_output("bench", ["bench", "--json", "--repeat", "2", default, samples[0]])
 check_output("timeline", ["timeline", "--json", "--bench"])
 check_output("compare", ["compare", "--json", default, samples[0]])
 check_output("catalog", ["catalog", "--json"])
+check_output("calibrate", ["calibrate", "--json"])
+check_output("calibrate", ["calibrate", "--json", "--case", "deepep-ep8-dispatch"])
+check_error(["calibrate", "--json", "--case", "no-such-case"], 1)
 check_output("search", ["search", "--json", "--top", "3"])
 check_output("search", ["search", "--json", "--set", "cluster.gpu_overrides.hbm_gb=10"], expect=1)
 p = run(["evaluate", "--json", "-"], stdin=open(default, encoding="utf-8").read())
@@ -126,6 +129,10 @@ broken[3]["layout"] = dict(evaluate["layout"], recompute="sometimes")
 for i, doc in enumerate(broken):
     if validator("evaluate").is_valid(doc):
         failures.append(f"the evaluate schema accepts broken document #{i}")
+calibrate = json.loads(run(["calibrate", "--json", "--case", "sc21-1.7b"]).stdout)
+uncited = dict(calibrate, cases=[dict(calibrate["cases"][0], source="")])
+if validator("calibrate").is_valid(uncited):
+    failures.append("the calibrate schema accepts a case without a source")
 row = dict(rows[0], ok=False)
 if validator("sweep-row").is_valid(row):
     failures.append("the sweep-row schema accepts ok=false with figures")

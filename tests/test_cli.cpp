@@ -684,6 +684,9 @@ void TestCli::catalog() {
     QCOMPARE(h100.value(2), QStringLiteral("989"));
     QCOMPARE(h100.value(4), QStringLiteral("80"));
     QCOMPARE(h100.value(5), QStringLiteral("3.35"));
+    // A100 has no FP8 tensor cores: its FP8 column says so instead of a zero peak.
+    QCOMPARE(tableRow(r.out, "a100-sxm").value(3), QStringLiteral("none"));
+    QCOMPARE(h100.value(3), QStringLiteral("1,979"));
 
     const Run j = moePlan({"catalog", "--json"});
     QCOMPARE(j.code, 0);
@@ -692,11 +695,14 @@ void TestCli::catalog() {
     double h100Tflops = 0;
     for (const QJsonValue g : json["gpus"].toArray()) {
         gpus << g["id"].toString();
+        QVERIFY2(!g["source"].toString().isEmpty(), qPrintable(g["id"].toString()));
         if (g["id"].toString() == "h100-sxm")
             h100Tflops = g["bf16_tflops"].toDouble();
     }
-    for (const QJsonValue n : json["nics"].toArray())
+    for (const QJsonValue n : json["nics"].toArray()) {
         nics << n["id"].toString();
+        QVERIFY2(!n["source"].toString().isEmpty(), qPrintable(n["id"].toString()));
+    }
     QVERIFY(gpus.contains("h100-sxm") && gpus.contains("gb200") && gpus.contains("mi300x"));
     QVERIFY(nics.contains("cx7-400g") && nics.contains("cx8-800g"));
     // Every catalog entry is listed: 7 GPUs (A100 included) and 4 NICs (CX6 HDR included).

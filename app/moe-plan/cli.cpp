@@ -125,6 +125,7 @@ void buildProgram(CLI::App& app, CommandTable& table, ProgramOptions& options) {
     addSearchCommand(app, table);
     addSweepCommand(app, table);
     addSchemaCommand(app, table);
+    addCalibrateCommand(app, table);
     addImportExportCommands(app, table);
     // Runs before parsing (run() below): CLI11 would take a topic that names a command as that
     // command. Defined here for the help, the manual page and the completion.

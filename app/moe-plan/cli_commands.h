@@ -49,5 +49,6 @@ void addSearchCommand(CLI::App& app, CommandTable& table);
 void addSweepCommand(CLI::App& app, CommandTable& table);
 void addSchemaCommand(CLI::App& app, CommandTable& table); ///< the scenario format
 void addImportExportCommands(CLI::App& app, CommandTable& table);
+void addCalibrateCommand(CLI::App& app, CommandTable& table); ///< published reference runs
 
 } // namespace moe::cli

@@ -129,6 +129,12 @@ int runValidate(const ScenarioOptions& o, CommandIo& io) {
     return kExitBadInput;
 }
 
+/// The entry's datasheet citation (every entry has one: parseCatalog refuses an empty one).
+std::string sourceOf(const Catalog& catalog, const std::string& preset) {
+    const std::string* source = catalog.sourceOf(preset);
+    return source ? *source : std::string();
+}
+
 std::string catalogJson(const Catalog& catalog) {
     JsonWriter json;
     beginDocument(json, "catalog");
@@ -145,6 +151,7 @@ std::string catalogJson(const Catalog& catalog) {
             .field("scale_up_fabric", gpu.scale_up_fabric)
             .field("power_w", gpu.power_w)
             .field("price_usd", gpu.price_usd)
+            .field("source", sourceOf(catalog, gpu.preset))
             .endObject();
     }
     json.endArray().key("nics").beginArray();
@@ -155,6 +162,7 @@ std::string catalogJson(const Catalog& catalog) {
             .field("speed_gbit", nic.speed_gbit)
             .field("bandwidth_gbps", nic.bandwidth_gbps)
             .field("latency_us", nic.latency_us)
+            .field("source", sourceOf(catalog, nic.preset))
             .endObject();
     }
     json.endArray().endObject();
@@ -173,9 +181,10 @@ std::string catalogText(const Catalog& catalog) {
                          std::to_string(shape->nodes_per_rack) + " per rack, " +
                          toString(shape->scale_up_domain) + " domain";
         }
-        gpus.addRow({gpu.preset, gpu.name, formatCount(gpu.bf16_tflops),
-                     formatCount(gpu.fp8_tflops), formatCount(gpu.hbm_gb),
-                     formatFixed(gpu.hbm_tbps, 2),
+        // A GPU without FP8 tensor cores (A100) has fp8_tflops 0: "none", not a zero peak.
+        const std::string fp8 = gpu.fp8_tflops > 0 ? formatCount(gpu.fp8_tflops) : "none";
+        gpus.addRow({gpu.preset, gpu.name, formatCount(gpu.bf16_tflops), fp8,
+                     formatCount(gpu.hbm_gb), formatFixed(gpu.hbm_tbps, 2),
                      formatCount(gpu.scale_up_gbps) + " " + gpu.scale_up_fabric, node_shape,
                      formatCount(gpu.power_w)});
     }

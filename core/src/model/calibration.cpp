@@ -1,0 +1,370 @@
+// Built-in calibration cases and their evaluation (calibration.h). The figures below are
+// published ones, each with its source; nothing in this file is tuned to them.
+#include "moe/calibration.h"
+
+#include "moe/edits.h"
+#include "moe/evaluate.h"
+#include "moe/scenario_io.h"
+
+#include "calibration_samples.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace moe {
+
+const char* toString(CalibrationMetric metric) {
+    switch (metric) {
+    case CalibrationMetric::megatron_tflops_per_gpu:
+        return "megatron_tflops_per_gpu";
+    case CalibrationMetric::step_time_s:
+        return "step_time_s";
+    case CalibrationMetric::bubble_s:
+        return "bubble_s";
+    case CalibrationMetric::optimizer_s:
+        return "optimizer_s";
+    case CalibrationMetric::not_comparable:
+        return "not_comparable";
+    }
+    return "?";
+}
+
+// Narayanan et al., SC21, eq. (3) and its appendix: each transformer layer costs
+// 24Bsh^2 + 4Bs^2h FLOPs forward; backward doubles it and full recompute adds one more forward,
+// so 4 x (24Bsh^2 + 4Bs^2h) = 96Bsh^2 (1 + s/(6h)) per layer; the logit layer adds 6BshV
+// (2 forward, 4 backward) = 96Bslh^2 x V/(16lh). The attention term counts the whole s x s
+// score matrix (no causal halving). "We count a FLOP as a floating-point operation regardless
+// of precision." Units: FLOP per optimizer step.
+double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab) {
+    return 96.0 * batch * seq * layers * hidden * hidden *
+           (1.0 + seq / (6.0 * hidden) + vocab / (16.0 * layers * hidden));
+}
+
+double signedErrorPercent(double predicted, double published) {
+    return (predicted - published) / published * 100.0;
+}
+
+CalibrationGroupSummary summarizeGroup(const std::string& group,
+                                       const std::vector<CalibrationResult>& results) {
+    CalibrationGroupSummary summary;
+    summary.group = group;
+    double sum_abs = 0;
+    for (const CalibrationResult& r : results) {
+        if (r.reference->group != group)
+            continue;
+        ++summary.cases;
+        if (!r.compared)
+            continue;
+        ++summary.compared;
+        sum_abs += std::abs(r.error_percent);
+        summary.max_abs_error_percent =
+            std::max(summary.max_abs_error_percent, std::abs(r.error_percent));
+    }
+    if (summary.compared > 0)
+        summary.mean_abs_error_percent = sum_abs / summary.compared;
+    return summary;
+}
+
+namespace {
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    return text;
+}
+
+// ---- SC21 Table 1 -------------------------------------------------------------------------------
+
+/// One row of Narayanan et al., SC21, Table 1, with the per-row settings of the authors'
+/// reproduction script NVIDIA/Megatron-LM examples/sc21/run_table_1.sh (commit de7dc40f88,
+/// 2021-08-10; shared settings in examples/sc21/CONFIG.sh: --seq-length 2048, --fp16,
+/// --checkpoint-activations). DP = GPUs / (TP x PP); vpp = layers / (PP x
+/// --num-layers-per-virtual-pipeline-stage), 1 where the script sets none.
+struct Sc21Row {
+    const char* size;
+    int heads, hidden, layers, tp, pp, gpus, batch;
+    double tflops_per_gpu; ///< "Achieved teraFLOP/s per GPU"
+    int micro_batch, vpp;
+};
+
+constexpr Sc21Row kSc21Rows[] = {
+    {"1.7b", 24, 2304, 24, 1, 1, 32, 512, 137, 16, 1},
+    {"3.6b", 32, 3072, 30, 2, 1, 64, 512, 138, 16, 1},
+    {"7.5b", 32, 4096, 36, 4, 1, 128, 512, 142, 16, 1},
+    {"18.4b", 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 1},
+    {"39.1b", 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 1},
+    {"76.1b", 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 3},
+    {"145.6b", 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 2},
+    {"310.1b", 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 2},
+    {"529.6b", 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 3},
+    {"1008b", 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 1},
+};
+
+constexpr int kSc21Seq = 2048;    // SC21 section 5.1
+constexpr int kSc21Vocab = 51200; // SC21 section 5.1
+
+/// The row as a scenario: DGX A100 nodes (8 A100 SXM 80GB on NVSwitch, 8 HDR 200 Gb/s NICs,
+/// SC21 section 5), FP16 mixed precision, full recompute, no distributed optimizer (2021
+/// Megatron: torch or local DDP), 1F1B or interleaved 1F1B as the script sets. The GPT MLP is
+/// GeLU with 4h columns (2 matrices, 16Bsh^2 forward FLOPs); the planner's dense FFN is SwiGLU
+/// (3 matrices), so ffn_hidden = 8h/3 gives the same FLOPs and parameters; where 8h/3 is not
+/// whole it is rounded to the nearest multiple of TP (the planner shards it evenly), which
+/// changes the FFN by less than tp/ffn_hidden (1e-4 for GPT 7.5B: 10924 vs 10922.7).
+FieldEditResult sc21Scenario(const Sc21Row& row) {
+    const int dp = row.gpus / (row.tp * row.pp);
+    const int64_t ffn = row.tp * std::llround(8.0 * row.hidden / (3.0 * row.tp));
+    const std::string schedule = row.vpp > 1 ? "interleaved" : "1f1b";
+    const std::vector<FieldAssignment> fields = {
+        {"name", std::string("sc21-gpt-") + row.size},
+        {"description", std::string("SC21 Table 1, GPT ") + row.size},
+        {"cluster.gpu", std::string("a100-sxm")},
+        {"cluster.gpus_per_node", int64_t{8}},
+        {"cluster.nodes", int64_t{row.gpus / 8}},
+        {"cluster.scale_out.nic", std::string("cx6-200g")},
+        {"cluster.scale_out.nics_per_node", int64_t{8}},
+        {"model.name", std::string("gpt-") + row.size},
+        {"model.layers", int64_t{row.layers}},
+        {"model.dense_layers", int64_t{0}},
+        {"model.hidden", int64_t{row.hidden}},
+        {"model.heads", int64_t{row.heads}},
+        {"model.kv_heads", int64_t{row.heads}},
+        {"model.seq_len", int64_t{kSc21Seq}},
+        {"model.vocab", int64_t{kSc21Vocab}},
+        {"model.ffn_hidden", ffn},
+        {"model.experts", int64_t{0}},
+        {"model.top_k", int64_t{0}},
+        {"model.expert_ffn_hidden", int64_t{0}},
+        {"model.shared_experts", int64_t{0}},
+        {"model.precision.weights", std::string("fp16")},
+        {"model.precision.activations", std::string("fp16")},
+        {"model.precision.dispatch", std::string("fp16")},
+        {"model.precision.compute", std::string("fp16")},
+        {"model.precision.grads", std::string("fp32")},
+        {"training.global_batch", int64_t{row.batch}},
+        {"training.micro_batch", int64_t{row.micro_batch}},
+        {"training.recompute", std::string("full")},
+        {"training.zero_stage", int64_t{0}},
+        {"training.optimizer", std::string("adam")},
+        {"layout.tp", int64_t{row.tp}},
+        {"layout.cp", int64_t{1}},
+        {"layout.pp", int64_t{row.pp}},
+        {"layout.dp", int64_t{dp}},
+        {"layout.ep", int64_t{1}},
+        {"layout.etp", int64_t{1}},
+        {"layout.vpp", int64_t{row.vpp}},
+        {"layout.schedule", schedule},
+        {"layout.order", std::string("tp-cp-ep-dp-pp")},
+    };
+    return setFields(defaultScenario(), fields);
+}
+
+const char* const kSc21Source =
+    "Narayanan et al., SC21 (arXiv 2104.04473), Table 1; MBS and VPP from NVIDIA/Megatron-LM "
+    "examples/sc21/run_table_1.sh (de7dc40f88)";
+
+void addSc21Cases(std::vector<CalibrationCase>& cases) {
+    for (const Sc21Row& row : kSc21Rows) {
+        CalibrationCase c;
+        c.id = std::string("sc21-") + row.size;
+        c.group = "sc21";
+        c.title = std::string("GPT ") + row.size + " TP" + std::to_string(row.tp) + " PP" +
+                  std::to_string(row.pp) + " on " + std::to_string(row.gpus) + " A100";
+        c.source = kSc21Source;
+        c.metric = CalibrationMetric::megatron_tflops_per_gpu;
+        c.unit = "TFLOP/s";
+        c.published = row.tflops_per_gpu;
+        FieldEditResult built = sc21Scenario(row);
+        if (built.ok())
+            c.scenario = std::move(*built.scenario);
+        else
+            c.note = "not expressible: " + trimmed(formatAll(built.diagnostics));
+        cases.push_back(std::move(c));
+    }
+}
+
+// ---- samples: GPT-3 175B and DeepSeek-V3 -------------------------------------------------------
+
+Scenario embeddedSample(const char* yaml, const char* label) {
+    LoadResult loaded = loadScenarioText(yaml, label);
+    if (!loaded.ok()) // our own embedded file: a build defect
+        throw std::logic_error(std::string("calibration sample ") + label + ": " +
+                               formatAll(loaded.diagnostics));
+    return std::move(*loaded.scenario);
+}
+
+void addGpt3Case(std::vector<CalibrationCase>& cases) {
+    CalibrationCase c;
+    c.id = "gpt3-175b";
+    c.group = "gpt3-175b";
+    c.title = "GPT-3 175B TP8 PP16 on 1024 A100 (sample dgx-a100-1024-gpt3-175b)";
+    c.source = "NVIDIA/Megatron-LM README and examples/pretrain_gpt3_175B.sh (152aab304d): "
+               "\"138 teraFLOPs per GPU\"";
+    c.metric = CalibrationMetric::megatron_tflops_per_gpu;
+    c.unit = "TFLOP/s";
+    c.published = 138;
+    c.scenario = embeddedSample(calibration::kGpt3SampleYaml, "dgx-a100-1024-gpt3-175b.yaml");
+    cases.push_back(std::move(c));
+}
+
+/// DeepSeek-V3 on 2048 H800: "Insights into DeepSeek-V3" (Zhao et al., ISCA 2025, arXiv
+/// 2505.09343v2), Table 4, MPFT column. The paper defines 1F, 1B, 1W as "forward time, input
+/// backward time, and weight backward time" but not whether per micro-batch or per phase, and
+/// does not define "opt"; the run's micro-batch size and count are unpublished. The sample
+/// takes PP16 DualPipe, EP64, ZeRO-1 and the 15360 x 4096 batch from the technical report.
+void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
+    const Scenario scenario =
+        embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml");
+    const char* const source = "Zhao et al., \"Insights into DeepSeek-V3\", ISCA 2025 (arXiv "
+                               "2505.09343v2), Table 4, MPFT";
+    const char* const phase_note =
+        "not comparable yet: the paper does not say whether it is per micro-batch or per "
+        "phase, and the planner does not split its step into warm-up/steady-state segments";
+    struct Phase {
+        const char* id;
+        const char* title;
+        CalibrationMetric metric;
+        double published_s;
+        const char* note;
+    };
+    const Phase phases[] = {
+        {"deepseek-v3-step", "DeepSeek-V3 time/step on 2048 H800", CalibrationMetric::step_time_s,
+         19.926, ""},
+        {"deepseek-v3-1f", "DeepSeek-V3 1F (forward)", CalibrationMetric::not_comparable, 1.13,
+         phase_note},
+        {"deepseek-v3-bubble", "DeepSeek-V3 pipeline bubble", CalibrationMetric::bubble_s, 2.06,
+         ""},
+        {"deepseek-v3-1b", "DeepSeek-V3 1B (input backward)", CalibrationMetric::not_comparable,
+         1.99, phase_note},
+        {"deepseek-v3-1w", "DeepSeek-V3 1W (weight backward)", CalibrationMetric::not_comparable,
+         0.48, phase_note},
+        {"deepseek-v3-1f1b", "DeepSeek-V3 1F1B (steady state)", CalibrationMetric::not_comparable,
+         13.95, phase_note},
+        {"deepseek-v3-opt", "DeepSeek-V3 optimizer", CalibrationMetric::optimizer_s, 0.29, ""},
+    };
+    for (const Phase& p : phases) {
+        CalibrationCase c;
+        c.id = p.id;
+        c.group = "deepseek-v3";
+        c.title = p.title;
+        c.source = source;
+        c.metric = p.metric;
+        c.unit = "s";
+        c.published = p.published_s;
+        c.note = p.note;
+        if (p.metric != CalibrationMetric::not_comparable)
+            c.scenario = scenario;
+        cases.push_back(std::move(c));
+    }
+}
+
+// ---- DeepEP -------------------------------------------------------------------------------------
+
+/// DeepEP V1 normal kernels on H800 + CX7 400 Gb/s, 4096 tokens per batch, hidden 7168, top-8,
+/// FP8 dispatch, BF16 combine: the bottleneck link's bandwidth per GPU
+/// (deepseek-ai/DeepEP docs/legacy.md = README at 567632d). Listed, not compared: the planner
+/// prices an all-to-all from the link's achievable bandwidth (a catalog constant) and reports
+/// per-step times per collective, not a kernel benchmark's bottleneck bandwidth; a ratio of its
+/// bytes to its time would only echo the constant back.
+void addDeepEpCases(std::vector<CalibrationCase>& cases) {
+    struct Row {
+        const char* id;
+        const char* title;
+        double gbps;
+    };
+    const Row rows[] = {
+        {"deepep-ep8-dispatch", "DeepEP EP8 dispatch (NVLink)", 153},
+        {"deepep-ep8-combine", "DeepEP EP8 combine (NVLink)", 158},
+        {"deepep-ep16-dispatch", "DeepEP EP16 dispatch (RDMA)", 43},
+        {"deepep-ep16-combine", "DeepEP EP16 combine (RDMA)", 43},
+        {"deepep-ep32-dispatch", "DeepEP EP32 dispatch (RDMA)", 58},
+        {"deepep-ep32-combine", "DeepEP EP32 combine (RDMA)", 57},
+        {"deepep-ep64-dispatch", "DeepEP EP64 dispatch (RDMA)", 51},
+        {"deepep-ep64-combine", "DeepEP EP64 combine (RDMA)", 50},
+    };
+    for (const Row& row : rows) {
+        CalibrationCase c;
+        c.id = row.id;
+        c.group = "deepep";
+        c.title = row.title;
+        c.source = "deepseek-ai/DeepEP docs/legacy.md (README at 567632d), V1 normal kernels";
+        c.metric = CalibrationMetric::not_comparable;
+        c.unit = "GB/s";
+        c.published = row.gbps;
+        c.note = "not comparable yet: the planner has no effective all-to-all bandwidth output "
+                 "(its bandwidth is the catalog's constant)";
+        cases.push_back(std::move(c));
+    }
+}
+
+std::vector<CalibrationCase> buildCases() {
+    std::vector<CalibrationCase> cases;
+    addSc21Cases(cases);
+    addGpt3Case(cases);
+    addDeepSeekCases(cases);
+    addDeepEpCases(cases);
+    return cases;
+}
+
+/// The case's figure from the report of its scenario, in the case's unit.
+double predictedValue(const CalibrationCase& c, const Report& report) {
+    switch (c.metric) {
+    case CalibrationMetric::megatron_tflops_per_gpu: {
+        const ModelSpec& m = c.scenario->model;
+        const double flops =
+            megatronFlopsPerStep(static_cast<double>(c.scenario->training.global_batch), m.seq_len,
+                                 m.layers, m.hidden, m.vocab);
+        return flops / (report.step_time_s * report.gpus) / 1e12;
+    }
+    case CalibrationMetric::step_time_s:
+        return report.step_time_s;
+    case CalibrationMetric::bubble_s:
+        return report.step[StepItem::bubble];
+    case CalibrationMetric::optimizer_s:
+        return report.step[StepItem::optimizer];
+    case CalibrationMetric::not_comparable:
+        break;
+    }
+    return 0;
+}
+
+} // namespace
+
+const std::vector<CalibrationCase>& calibrationCases() {
+    static const std::vector<CalibrationCase> cases = buildCases();
+    return cases;
+}
+
+CalibrationRun runCalibration(const std::string& only_id) {
+    CalibrationRun run;
+    // Cases sharing one scenario (the DeepSeek-V3 phases) share one evaluation.
+    const Scenario* last_scenario = nullptr;
+    Report last_report;
+    for (const CalibrationCase& c : calibrationCases()) {
+        if (!only_id.empty() && c.id != only_id)
+            continue;
+        CalibrationResult r;
+        r.reference = &c;
+        if (c.scenario && c.metric != CalibrationMetric::not_comparable) {
+            if (!last_scenario || !(*last_scenario == *c.scenario)) {
+                last_report = evaluate(*c.scenario);
+                last_scenario = &*c.scenario;
+            }
+            r.compared = true;
+            r.predicted = predictedValue(c, last_report);
+            r.error_percent = signedErrorPercent(r.predicted, c.published);
+        }
+        run.results.push_back(r);
+    }
+    for (const CalibrationResult& r : run.results) {
+        const std::string& group = r.reference->group;
+        const bool seen =
+            std::any_of(run.summary.begin(), run.summary.end(),
+                        [&](const CalibrationGroupSummary& s) { return s.group == group; });
+        if (!seen)
+            run.summary.push_back(summarizeGroup(group, run.results));
+    }
+    return run;
+}
+
+} // namespace moe

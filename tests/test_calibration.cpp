@@ -1,0 +1,206 @@
+// The calibration cases (issue 15): Megatron's FLOP formula by hand, the error arithmetic, every
+// case citing its source, and each SC21 scenario holding its row of Table 1 (checked against a
+// copy of the table typed here, so a typo in either fails). The errors themselves are printed,
+// not asserted: the constants are not calibrated yet.
+#include "moe/calibration.h"
+#include "moe/evaluate.h"
+#include "moe/scenario_io.h"
+
+#include "test_close.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+using namespace moe;
+
+namespace {
+
+const CalibrationCase* findCase(const std::string& id) {
+    for (const CalibrationCase& c : calibrationCases())
+        if (c.id == id)
+            return &c;
+    return nullptr;
+}
+
+} // namespace
+
+class TestCalibration : public QObject {
+    Q_OBJECT
+private slots:
+    void megatronFlopsByHand() {
+        // SC21 Table 1, first row: B = 512, s = 2048, l = 24, h = 2304, V = 51200.
+        // 96 B s l h^2 = 96 x 512 x 2048 x 24 x 2304^2
+        //             = 2,415,919,104 x 5,308,416 = 12,824,703,626,379,264
+        // 1 + s/(6h) + V/(16 l h) = 1 + 2048/13824 + 51200/884736 = 1 + 4/27 + 25/432
+        //                        = (432 + 64 + 25)/432 = 521/432
+        // F = 12,824,703,626,379,264 x 521/432 = 1.5466830067924992e16 FLOP (15.5 PFLOP;
+        // at the published 137 TFLOP/s per GPU on 32 GPUs: 3.528 s per iteration).
+        QCLOSE(megatronFlopsPerStep(512, 2048, 24, 2304, 51200), 1.5466830067924992e16);
+    }
+
+    void errorArithmetic() {
+        QCLOSE(signedErrorPercent(110, 100), 10.0);
+        QCLOSE(signedErrorPercent(80, 100), -20.0);
+        // 205.3 vs 137: 68.3/137 = 0.498540... -> +49.854%
+        QCLOSE(signedErrorPercent(205.3, 137), 49.85401459854015);
+
+        CalibrationCase a, b;
+        a.group = "dense";
+        b.group = "other";
+        std::vector<CalibrationResult> results(4);
+        results[0] = {&a, true, 110, 10.0};
+        results[1] = {&a, true, 80, -20.0};
+        results[2] = {&a, false, 0, 0};
+        results[3] = {&b, true, 150, 50.0};
+        // dense: |+10| and |-20| -> mean 15, max 20; the uncompared case counts as a case only.
+        const CalibrationGroupSummary dense = summarizeGroup("dense", results);
+        QCOMPARE(dense.cases, 3);
+        QCOMPARE(dense.compared, 2);
+        QCLOSE(dense.mean_abs_error_percent, 15.0);
+        QCLOSE(dense.max_abs_error_percent, 20.0);
+        const CalibrationGroupSummary none = summarizeGroup("absent", results);
+        QCOMPARE(none.cases, 0);
+        QCOMPARE(none.mean_abs_error_percent, 0.0);
+    }
+
+    void everyCaseCitesItsSource() {
+        std::set<std::string> ids;
+        for (const CalibrationCase& c : calibrationCases()) {
+            QVERIFY2(ids.insert(c.id).second, c.id.c_str());
+            QVERIFY2(!c.source.empty() && !c.title.empty() && !c.unit.empty(), c.id.c_str());
+            QVERIFY2(c.published > 0, c.id.c_str());
+            // A case is compared (with a scenario) or says why not.
+            const bool comparable = c.metric != CalibrationMetric::not_comparable;
+            QVERIFY2(comparable ? (c.scenario.has_value() || !c.note.empty()) : !c.note.empty(),
+                     c.id.c_str());
+        }
+        QCOMPARE(int(ids.size()), 10 + 1 + 7 + 8);
+    }
+
+    void sc21ScenariosHoldTheirRows_data() {
+        // Narayanan et al., SC21, Table 1 (heads, hidden, layers, TP, PP, GPUs, batch) and
+        // run_table_1.sh (MBS, layers per virtual stage -> vpp), typed again here.
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("hidden");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("mbs");
+        QTest::addColumn<int>("vpp");
+        QTest::addColumn<double>("tflops");
+        auto row = [](const char* id, int heads, int hidden, int layers, int tp, int pp, int gpus,
+                      int batch, int mbs, int vpp, double tflops) {
+            QTest::newRow(id) << QString(id) << heads << hidden << layers << tp << pp << gpus
+                              << batch << mbs << vpp << tflops;
+        };
+        row("sc21-1.7b", 24, 2304, 24, 1, 1, 32, 512, 16, 1, 137);
+        row("sc21-3.6b", 32, 3072, 30, 2, 1, 64, 512, 16, 1, 138);
+        row("sc21-7.5b", 32, 4096, 36, 4, 1, 128, 512, 16, 1, 142);
+        row("sc21-18.4b", 48, 6144, 40, 8, 1, 256, 1024, 8, 1, 135);
+        row("sc21-39.1b", 64, 8192, 48, 8, 2, 512, 1536, 4, 1, 138);
+        row("sc21-76.1b", 80, 10240, 60, 8, 4, 1024, 1792, 2, 3, 140);     // 60/(4x5)
+        row("sc21-145.6b", 96, 12288, 80, 8, 8, 1536, 2304, 2, 2, 148);    // 80/(8x5)
+        row("sc21-310.1b", 128, 16384, 96, 8, 16, 1920, 2160, 1, 2, 155);  // 96/(16x3)
+        row("sc21-529.6b", 128, 20480, 105, 8, 35, 2520, 2520, 1, 3, 163); // 105/(35x1)
+        row("sc21-1008b", 160, 25600, 128, 8, 64, 3072, 3072, 1, 1, 163);
+    }
+    void sc21ScenariosHoldTheirRows() {
+        QFETCH(QString, id);
+        QFETCH(int, heads);
+        QFETCH(int, hidden);
+        QFETCH(int, layers);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, gpus);
+        QFETCH(int, batch);
+        QFETCH(int, mbs);
+        QFETCH(int, vpp);
+        QFETCH(double, tflops);
+        const CalibrationCase* c = findCase(id.toStdString());
+        QVERIFY(c);
+        QCOMPARE(c->published, tflops);
+        QCOMPARE(c->metric, CalibrationMetric::megatron_tflops_per_gpu);
+        QVERIFY2(c->scenario, c->note.c_str());
+        const Scenario& s = *c->scenario;
+        QCOMPARE(s.model.heads, heads);
+        QCOMPARE(s.model.hidden, hidden);
+        QCOMPARE(s.model.layers, layers);
+        QCOMPARE(s.model.seq_len, 2048);
+        QCOMPARE(s.model.vocab, 51200);
+        QVERIFY(!s.model.isMoe());
+        // GeLU 4h MLP as SwiGLU: 3 x ffn ~= 8h, within one TP shard's rounding.
+        QVERIFY(std::abs(3.0 * s.model.ffn_hidden - 8.0 * hidden) <= 1.5 * tp);
+        QCOMPARE(s.layout.tp, tp);
+        QCOMPARE(s.layout.pp, pp);
+        QCOMPARE(s.layout.dp, gpus / (tp * pp));
+        QCOMPARE(s.layout.vpp, vpp);
+        QCOMPARE(s.layout.schedule,
+                 vpp > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b);
+        QCOMPARE(s.cluster.gpuCount(), gpus);
+        QCOMPARE(s.cluster.gpu.preset, std::string("a100-sxm"));
+        QCOMPARE(s.cluster.nic.preset, std::string("cx6-200g"));
+        QCOMPARE(s.cluster.nics_per_node, 8);
+        QCOMPARE(s.training.global_batch, int64_t{batch});
+        QCOMPARE(s.training.micro_batch, mbs);
+        QCOMPARE(s.training.recompute, Recompute::full);
+        QCOMPARE(s.model.compute_precision, Precision::fp16);
+    }
+
+    void predictionIsLikeForLike() {
+        // sc21-1.7b: the predicted TFLOP/s is Megatron's F over the planner's step and 32 GPUs.
+        const CalibrationRun run = runCalibration("sc21-1.7b");
+        QCOMPARE(int(run.results.size()), 1);
+        const CalibrationResult& r = run.results[0];
+        QVERIFY(r.compared);
+        const Report report = evaluate(*r.reference->scenario);
+        QCLOSE(r.predicted, 1.5466830067924992e16 / (report.step_time_s * 32) / 1e12);
+        QCLOSE(r.error_percent, (r.predicted - 137) / 137 * 100);
+    }
+
+    void samplesAreTheShippedFiles() {
+        // The GPT-3 and DeepSeek-V3 cases evaluate the samples users run.
+        const CalibrationRun run = runCalibration("deepseek-v3-step");
+        QCOMPARE(int(run.results.size()), 1);
+        const LoadResult sample =
+            loadScenarioFile(std::string(MOE_SAMPLES_DIR) + "/deepseek-v3-2048xh800.yaml");
+        QVERIFY(sample.ok());
+        QCOMPARE(run.results[0].predicted, evaluate(*sample.scenario).step_time_s);
+        const LoadResult gpt3 =
+            loadScenarioFile(std::string(MOE_SAMPLES_DIR) + "/dgx-a100-1024-gpt3-175b.yaml");
+        QVERIFY(gpt3.ok());
+        QVERIFY(*findCase("gpt3-175b")->scenario == *gpt3.scenario);
+    }
+
+    void runIsDeterministicAndPrinted() {
+        const CalibrationRun a = runCalibration();
+        const CalibrationRun b = runCalibration();
+        QCOMPARE(a.results.size(), calibrationCases().size());
+        QCOMPARE(a.results.size(), b.results.size());
+        for (size_t i = 0; i < a.results.size(); ++i) {
+            const CalibrationResult& r = a.results[i];
+            QCOMPARE(r.predicted, b.results[i].predicted);
+            if (r.compared) {
+                QVERIFY(std::isfinite(r.predicted) && r.predicted > 0);
+                qInfo("%-22s published %9.3f %-8s predicted %9.3f  error %+6.1f%%",
+                      r.reference->id.c_str(), r.reference->published, r.reference->unit.c_str(),
+                      r.predicted, r.error_percent);
+            }
+        }
+        QCOMPARE(int(a.summary.size()), 4); // sc21, gpt3-175b, deepseek-v3, deepep
+        QCOMPARE(a.summary[0].group, std::string("sc21"));
+        QCOMPARE(a.summary[0].compared, 10);
+        for (const CalibrationGroupSummary& s : a.summary)
+            qInfo("%s: %d of %d compared, mean |error| %.1f%%, max %.1f%%", s.group.c_str(),
+                  s.compared, s.cases, s.mean_abs_error_percent, s.max_abs_error_percent);
+        QVERIFY(runCalibration("no-such-case").results.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCalibration)
+#include "test_calibration.moc"
