@@ -80,21 +80,22 @@ HardwareRates hardwareRates(const Scenario& scenario);
 inline constexpr double kGemmTileRows = 128;
 inline constexpr double kGemmTileCols = 256;
 
-/// `count` GEMMs C[m x n] = A[m x k] . B[k x n] of the same shape run as one (grouped) kernel.
-/// m, n and k may be fractional (a mean over experts); tiles round them up.
+/// C[m x n] = A[m x k] . B[k x n]. m may be fractional (a mean over experts).
 struct GemmShape {
     double m = 0, n = 0, k = 0;
-    double count = 1;
 };
-/// Share of the SMs' tile work that is useful: m n count split_k / (waves x SMs x tile area),
-/// where tiles = count x ceil(m / rows) x ceil(n / cols), split_k = floor(SMs / tiles) when
-/// there are fewer tiles than SMs (else 1) and waves = ceil(tiles x split_k / SMs). Covers tile
-/// quantization (padded tiles) and wave quantization (a last, partly filled wave). 1 with
-/// `sms` <= 0 (unknown).
+/// Share of the SMs' tile work that is useful: m n split_k / (waves x SMs x tile area), where
+/// tiles = ceil(m / rows) x ceil(n / cols), split_k = floor(SMs / tiles) when there are fewer
+/// tiles than SMs (else 1) and waves = ceil(tiles x split_k / SMs). Covers tile quantization
+/// (padded tiles) and wave quantization (a last, partly filled wave). 1 with `sms` <= 0.
 double gemmTileEfficiency(const GemmShape& shape, int sms);
-/// Roofline time of a GEMM: the larger of compute (2 m n k count FLOPs at the sustained rate
-/// x the tile efficiency) and memory (A, B and C streamed once through HBM).
+/// Roofline time of a GEMM: the larger of compute (2 m n k FLOPs at the sustained rate x the
+/// tile efficiency) and memory (A, B and C streamed once through HBM).
 double gemm_s(const GemmShape& shape, const HardwareRates& r);
+/// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
+/// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
+/// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.
+double groupedGemm_s(const GemmShape& shape, double groups, const HardwareRates& r);
 
 // ---- compute, per GPU, one layer, one forward pass of `tokens` tokens --------------------------
 // `tokens` is the GPU's sequence-parallel share; with TP each GEMM runs on all tp x tokens rows
@@ -134,8 +135,8 @@ struct ExpertGemmShape {
 };
 ExpertGemmShape expertGemmShape(const Scenario& scenario);
 /// Forward time of the grouped GEMMs holding `slots` token slots (slots / experts_per_rank
-/// rows per expert; gemm_s, so few tokens per expert come out memory-bound by roofline), plus
-/// the permute passes through HBM.
+/// rows per expert; groupedGemm_s, so few tokens per expert come out memory-bound by
+/// roofline), plus the permute passes through HBM.
 double expertGemm_s(const ExpertGemmShape& shape, double slots, const HardwareRates& r);
 
 // ---- communication ------------------------------------------------------------------------------

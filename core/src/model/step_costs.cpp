@@ -95,25 +95,46 @@ HardwareRates hardwareRates(const Scenario& s) {
 // quantization with split-K slices; Modular's split-K matmul for small-M shapes that leave
 // most CUs idle): floor(SMs / tiles) slices of each tile's k loop run side by side.
 double gemmTileEfficiency(const GemmShape& g, int sms) {
-    if (sms <= 0 || g.m <= 0 || g.n <= 0 || g.count <= 0)
+    if (sms <= 0 || g.m <= 0 || g.n <= 0)
         return 1.0;
-    const double tiles = g.count * std::ceil(g.m / kGemmTileRows) * std::ceil(g.n / kGemmTileCols);
+    const double tiles = std::ceil(g.m / kGemmTileRows) * std::ceil(g.n / kGemmTileCols);
     const double split_k = tiles < sms ? std::floor(sms / tiles) : 1.0;
     const double waves = std::ceil(tiles * split_k / sms);
-    return g.count * g.m * g.n * split_k / (waves * sms * kGemmTileRows * kGemmTileCols);
+    return g.m * g.n * split_k / (waves * sms * kGemmTileRows * kGemmTileCols);
 }
+
+namespace {
+double streamed_s(const GemmShape& g, double groups, const HardwareRates& r) {
+    return groups *
+           ((g.m * g.k + g.k * g.n) * r.gemm_input_bytes + g.m * g.n * r.gemm_output_bytes) /
+           r.hbm_bytes_s;
+}
+} // namespace
 
 // Roofline: compute at the sustained rate scaled by the tile efficiency, or streaming A, B and
 // C once through HBM, whichever is longer. Monotone in m, n and k: compute is waves / split_k x
 // a tile's k-long work, which never shrinks as tiles are added, and bytes only grow.
 double gemm_s(const GemmShape& g, const HardwareRates& r) {
-    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.count <= 0)
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0)
         return 0;
-    const double flops = 2.0 * g.m * g.n * g.k * g.count;
+    const double flops = 2.0 * g.m * g.n * g.k;
     const double compute_s = flops / (r.gemm_flops * gemmTileEfficiency(g, r.gemm_sms));
-    const double bytes =
-        g.count * ((g.m * g.k + g.k * g.n) * r.gemm_input_bytes + g.m * g.n * r.gemm_output_bytes);
-    return std::max(compute_s, bytes / r.hbm_bytes_s);
+    return std::max(compute_s, streamed_s(g, 1.0, r));
+}
+
+// A grouped GEMM pads each group's rows to whole tiles on its own (DeepGEMM's contiguous layout
+// aligns every expert's rows to the tile). The groups' row counts spread around their mean, so
+// a group pads by half a tile on average, and never to less than one tile: rows = max(tile,
+// mean + tile/2). Persistent grouped kernels hand the groups' tiles to the SMs as they free up,
+// so no wave is left partly empty beyond the last, which is ignored. Linear in the rows above
+// half a tile, so a busy rank's extra slots cost the same whichever layer they fall in.
+double groupedGemm_s(const GemmShape& g, double groups, const HardwareRates& r) {
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || groups <= 0)
+        return 0;
+    const double padded_rows = std::max(kGemmTileRows, g.m + kGemmTileRows / 2);
+    const double padded_cols = std::ceil(g.n / kGemmTileCols) * kGemmTileCols;
+    const double compute_s = 2.0 * groups * padded_rows * padded_cols * g.k / r.gemm_flops;
+    return std::max(compute_s, streamed_s(g, groups, r));
 }
 
 // ---- compute ------------------------------------------------------------------------------------
@@ -223,14 +244,13 @@ ExpertGemmShape expertGemmShape(const Scenario& s) {
 double expertGemm_s(const ExpertGemmShape& g, double slots, const HardwareRates& r) {
     if (slots <= 0 || g.experts_per_rank <= 0)
         return 0;
-    // Each expert's tokens are one group of the grouped GEMMs: its tile rows are padded on
-    // their own (DeepGEMM's contiguous layout aligns each expert's rows to the tile), and every
+    // Each expert's tokens are one group of the grouped GEMMs (groupedGemm_s) and every
     // expert's weights stream once, so few tokens per expert come out memory-bound by the
     // roofline. The permute and unpermute are separate memory-bound kernels.
     const double experts = g.experts_per_rank;
     const double tokens_per_expert = slots / experts;
-    return gemm_s({tokens_per_expert, 2.0 * g.ffn_shard, g.hidden, experts}, r) +
-           gemm_s({tokens_per_expert, g.hidden, g.ffn_shard, experts}, r) +
+    return groupedGemm_s({tokens_per_expert, 2.0 * g.ffn_shard, g.hidden}, experts, r) +
+           groupedGemm_s({tokens_per_expert, g.hidden, g.ffn_shard}, experts, r) +
            slots * g.permute_bytes_per_slot / r.hbm_bytes_s;
 }
 
