@@ -112,17 +112,36 @@ private slots:
                    "power_w: 400, price_usd: 1, " +
                    extra + node + "}\n" + nic;
         };
+        const auto withSms = [&](const std::string& extra) {
+            return gpuYaml("sm_count: 108, " + extra);
+        };
         // fp8_tflops absent: a GPU without FP8 tensor cores.
-        const Catalog noFp8 = parseCatalog(gpuYaml("source: GPU sheet, "));
+        const Catalog noFp8 = parseCatalog(withSms("source: GPU sheet, "));
+        QCOMPARE(noFp8.gpus.at(0).sm_count, 108);
         QCOMPARE(noFp8.gpus.at(0).fp8_tflops, 0.0);
         QCOMPARE(*noFp8.sourceOf("g"), std::string("GPU sheet"));
         QCOMPARE(*noFp8.sourceOf("n"), std::string("NIC brief"));
-        QCOMPARE(parseCatalog(gpuYaml("source: s, fp8_tflops: 624, ")).gpus.at(0).fp8_tflops,
+        QCOMPARE(parseCatalog(withSms("source: s, fp8_tflops: 624, ")).gpus.at(0).fp8_tflops,
                  624.0);
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, parseCatalog(gpuYaml("")));
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, parseCatalog(gpuYaml("source: ' ', ")));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, parseCatalog(withSms("")));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, parseCatalog(withSms("source: ' ', ")));
         QVERIFY_THROWS_EXCEPTION(std::logic_error,
-                                 parseCatalog(gpuYaml("source: s, fp8_tflops: -1, ")));
+                                 parseCatalog(withSms("source: s, fp8_tflops: -1, ")));
+        // sm_count is required and positive (it sets GEMM wave quantization).
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, parseCatalog(gpuYaml("source: s, ")));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 parseCatalog(gpuYaml("source: s, sm_count: 0, ")));
+    }
+    void smCounts() {
+        // The SM (AMD: CU) counts the catalog cites next to each entry.
+        const std::pair<const char*, int> expected[] = {
+            {"a100-sxm", 108}, {"h100-sxm", 132}, {"h800-sxm", 132}, {"h200-sxm", 132},
+            {"b200", 148},     {"gb200", 148},    {"mi300x", 304}};
+        for (const auto& [id, sms] : expected) {
+            const GpuSpec* gpu = builtinCatalog().findGpu(id);
+            QVERIFY2(gpu, id);
+            QCOMPARE(gpu->sm_count, sms);
+        }
     }
     void nvl72Shape() {
         const Catalog::NodeShape* shape = builtinCatalog().findNodeShape("gb200");

@@ -178,18 +178,6 @@ std::string badFigure(const Report& r) {
     return bad;
 }
 
-/// Time of one layer's grouped expert GEMM on the hand scenario's rates (step_costs.cpp's
-/// roofline): tokens over 2 experts per rank; compute 6*h*f FLOPs per slot at the GEMM rate
-/// times the small-GEMM efficiency t/(t+128) for t tokens per expert; memory streams 2 experts'
-/// bf16 weights (3*h*f*2 B each) plus 2*(3h+3f) + 2*h*4 = 20,480 B per slot (permute passes).
-double handExpertGemm_s(double slot_count, double gemm = kGemm) {
-    const double per_expert = slot_count / 2.0;
-    const double eff = per_expert / (per_expert + 128.0);
-    const double compute_s = slot_count * 6.0 * 1024 * 1024 / (gemm * eff);
-    const double memory_s = (2.0 * 3 * 1024 * 1024 * 2 + slot_count * 20480.0) / kHbm;
-    return std::max(compute_s, memory_s);
-}
-
 } // namespace
 
 class TestEvaluate : public QObject {
@@ -244,24 +232,25 @@ private slots:
         }
 
         // Per micro-batch compute items (recompute none: forward + backward = 3 forwards).
-        // Attention per layer forward: projections 2 * 4h^2 = 8,388,608 FLOPs per token on the
-        // GEMM rate; core 0.5 * (2*s*heads*d + 2*s*heads*d) = 2*1024*8*128 = 2,097,152 FLOPs
-        // per token on the attention rate; 14 hidden-sized bf16 passes = 1024*2*14 B per token
-        // through HBM.
+        // Attention per layer forward (test_step_costs, attention): QKV 1024 x 3072 x 1024 is one
+        // wave of 96 tiles (waveTime(1024) = 12.7 us), the output projection 32 tiles split-K 4,
+        // a quarter wave; core 0.5 * (2*s*heads*d + 2*s*heads*d) = 2*1024*8*128 = 2,097,152
+        // FLOPs per token on the attention rate; 14 hidden-sized bf16 passes = 1024*2*14 B per
+        // token through HBM.
         const double T = 1024;
         const double attn_fwd =
-            T * 8388608.0 / kGemm + T * 2097152.0 / kAttn + T * 1024 * 2 * 14 / kHbm;
+            1.25 * waveTime_s(1024) + T * 2097152.0 / kAttn + T * 1024 * 2 * 14 / kHbm;
         const double attention = attn_fwd * 3 * 2;
         // No dense layers and no shared experts: the dense FFN item is the LM head alone,
-        // 2 * vocab * h FLOPs per token, x3.
-        const double lm_head = T * 2 * 1000 * 1024 / kGemm * 3;
-        // Router: 2 * h * experts = 16,384 FLOPs per token per layer, x3, 2 layers.
-        const double router = T * 16384.0 / kGemm * 3 * 2;
+        // 1024 x 1000 x 1024: 32 tiles, split-K 4, a quarter wave; x3.
+        const double lm_head = waveTime_s(1024) / 4 * 3;
+        // Router 1024 x 8 x 1024: 8 tiles, split-K 16; x3, 2 layers.
+        const double router = waveTime_s(1024) / 16 * 3 * 2;
         // Experts: each rank gets 8192 / 4 = 2048 slots on average (1024 per expert).
         const double mean_gemm = handExpertGemm_s(2048);
-        // At 1024 tokens per expert the GEMM is compute-bound: 2048 * 6,291,456 FLOPs at
-        // 7e14 * 1024/1152 = 20.7 us versus 54,525,952 B / 3.2e12 = 17.0 us of streaming.
-        QCLOSE(mean_gemm, 2048 * 6291456.0 / (kGemm * 1024.0 / 1152.0));
+        // At 1024 tokens per expert (1088 padded rows) the GEMMs are compute-bound:
+        // 2 x 1088 x 6,291,456 FLOPs at 7e14 = 19.6 us, plus the permutes 2048 x 8 KiB / 3.2e12.
+        QCLOSE(mean_gemm, 2 * 1088 * 6291456.0 / kGemm + 2048 * 8192.0 / kHbm);
         const double experts = mean_gemm * 3 * 2;
         // Four all-to-alls of time t_a2a per layer, two layers, all exposed.
         const double a2a = 8 * t_a2a;
@@ -342,8 +331,8 @@ private slots:
         const double gemm_f = handExpertGemm_s(2048 * f);
         // Layer 0's forward and backward for one micro-batch: attention, router, expert GEMMs
         // (backward 2x forward), a dispatch and a combine each way, all exposed under 1F1B.
-        const double layer0_fwd = attn_fwd + T * 16384.0 / kGemm + gemm_f + 2 * t_a2a_f;
-        const double layer0_bwd = 2 * (attn_fwd + T * 16384.0 / kGemm + gemm_f) + 2 * t_a2a_f;
+        const double layer0_fwd = attn_fwd + waveTime_s(1024) / 16 + gemm_f + 2 * t_a2a_f;
+        const double layer0_bwd = 2 * (attn_fwd + waveTime_s(1024) / 16 + gemm_f) + 2 * t_a2a_f;
         const double R = dp_rs + edp_rs, G = dp_ag + edp_ag;
         // The weights' all-gather at the step's start: layer 0's bucket before its first
         // forward, layer 1's before layer 1's, which follows layer 0's forward:
@@ -512,26 +501,30 @@ private slots:
         // The hand scenario on PP = 2 with DualPipe: one MoE layer per stage, DP = 4 and EP = 4
         // (one node, NVLink only), micro-batches = 16 / 4 = 4 = 2 * pp. DualPipe leaves compute
         // 112 of the 132 SMs (the all-to-all kernels take 20), so the GEMM and attention rates
-        // are 112/132 of the others'. NVLink is slowed to 140 GB/s so that one all-to-all
-        // (3/4 S over 0.8 x 140 GB/s + 2 us = 30.1 us) outlasts the forward experts (24.4 us)
-        // and the forward attention (28.3 us) but not their backwards.
+        // are 112/132 of the others' and GEMM tiles spread over 112 SMs (one SM's rate is
+        // unchanged: waveTime_s still times one wave). NVLink is slowed to 100 GB/s so that one
+        // all-to-all (3/4 S over 0.8 x 100 GB/s + 2 us = 41.3 us) outlasts the forward experts
+        // (28.3 us) and the forward attention with the router (31.6 us) but not their
+        // backwards.
         const std::optional<Scenario> s =
             fromYaml(kHandYaml, {"layout.pp=2", "layout.dp=4", "layout.schedule=dualpipe",
-                                 "cluster.scale_up.bandwidth_gbps=140"});
+                                 "cluster.scale_up.bandwidth_gbps=100"});
         QVERIFY(s);
         const Report r = evaluate(*s);
         QCOMPARE(r.micro_batches, 4);
         QCOMPARE(r.stages.size(), size_t(2));
         const double m = 4;
-        const double up = 140e9 * 0.80;
+        const double up = 100e9 * 0.80;
         const double S = 1024.0 * 2 * 1024 * 2;
         const auto a2a = [&](double factor) { return factor * 0.75 * S / up + kAlphaUp; };
         const double T = 1024;
         const double sm_share = 112.0 / 132.0;
         const double gemm = kGemm * sm_share;
-        const double attn_fwd =
-            T * 8388608.0 / gemm + T * 2097152.0 / (kAttn * sm_share) + T * 1024 * 2 * 14 / kHbm;
-        const double router_fwd = T * 16384.0 / gemm;
+        // QKV: 96 tiles on 112 SMs, one wave; output projection 32 tiles, split-K
+        // floor(112 / 32) = 3; router 8 tiles, split-K 14.
+        const double attn_fwd = waveTime_s(1024) * (1 + 1.0 / 3) +
+                                T * 2097152.0 / (kAttn * sm_share) + T * 1024 * 2 * 14 / kHbm;
+        const double router_fwd = waveTime_s(1024) / 14;
         const auto experts_fwd_s = [&](double slot_count) {
             return handExpertGemm_s(slot_count, gemm);
         };

@@ -194,7 +194,7 @@ private slots:
     }
 
     /// The file as shipped, nothing pinned: EP=16 fills the 16-GPU node, expert-DP=4 across the
-    /// 4 nodes, and the explanation says what EP=8 would cost.
+    /// 4 nodes, and the explanation says what EP=8 would cost (as the runner-up or its own line).
     void sixteenGpuNodesAsShippedTextbookWinner() {
         const auto s = loadSample("16gpu-nodes-4x16-moe16.yaml");
         QVERIFY(s);
@@ -212,7 +212,11 @@ private slots:
                  why.c_str());
         QVERIFY2(!lineWith(r.explanation, "expert gradient sync", {"InfiniBand"}).empty(),
                  why.c_str());
-        QVERIFY2(!lineWith(r.explanation, "Best with another EP", {"EP=8"}).empty(), why.c_str());
+        // What EP=8 would cost: its own line, or the runner-up's when the runner-up is the best
+        // EP=8 layout (with GEMMs priced by shape, EP=8 with selective recompute is #2 at +0%).
+        QVERIFY2(!lineWith(r.explanation, "Best with another EP", {"EP=8"}).empty() ||
+                     !lineWith(r.explanation, "Runner-up", {"EP=8"}).empty(),
+                 why.c_str());
     }
 
     /// Memory reserve: no recommended layout uses more than 95% of HBM, and the reserve is what

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -120,5 +121,16 @@ routing:
   balance: 1.0
   seed: 7
 )";
+
+double hand::handExpertGemm_s(double slots, double gemm) {
+    const double rows = std::max(128.0, slots / 2 + 64);
+    const double t = slots / 2;
+    const auto grouped = [&](double n) {
+        const double compute_s = 2.0 * 2 * rows * n * 1024 / gemm;
+        const double bytes = 2.0 * (t * 1024 + 1024 * n + t * n) * 2;
+        return std::max(compute_s, bytes / kHbm);
+    };
+    return grouped(2048) + grouped(1024) + slots * 1024 * 2 * 4 / kHbm;
+}
 
 } // namespace moe::test

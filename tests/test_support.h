@@ -40,5 +40,17 @@ constexpr double kUp = 400e9 * 0.80;     // 320e9 B/s per GPU
 constexpr double kOut = 50e9 * 0.90;     // 45e9 B/s per GPU (nics_per_node = gpus_per_node)
 constexpr double kAlphaUp = 2e-6;
 constexpr double kAlphaOut = 4e-6;
+/// The hand scenario's GPU is the h100-sxm preset: 132 SMs. One wave of 128 x 256 output tiles
+/// with a k-long reduction takes one tile's work, 2 x 128 x 256 x k FLOPs, at one SM's share of
+/// the sustained GEMM rate, kGemm / 132 (step_costs.h, gemmTileEfficiency and gemm_s).
+constexpr double waveTime_s(double k) {
+    return 2.0 * 128 * 256 * k / (kGemm / 132.0);
+}
+/// One layer's forward expert GEMMs on an EP rank of the hand scenario holding `slots` token
+/// slots over its 2 experts (h = f = 1024, BF16), worked out as step_costs.h's groupedGemm_s
+/// describes it: per expert t = slots / 2 rows padded to max(128, t + 64); gate + up
+/// (1024 -> 2048) and down (1024 -> 1024) each the larger of 2 x 2 x rows x n x 1024 FLOPs at
+/// `gemm` and their A, B and C bytes at kHbm; plus 4 permute passes of 2 KiB per slot.
+double handExpertGemm_s(double slots, double gemm = kGemm);
 } // namespace hand
 } // namespace moe::test

@@ -25,7 +25,10 @@ struct GpuSpec {
     double bf16_tflops = 0; ///< dense peak, no sparsity
     double fp8_tflops = 0;
     double hbm_gb = 0;
-    double hbm_tbps = 0;            ///< HBM bandwidth, 1e12 bytes/s
+    double hbm_tbps = 0; ///< HBM bandwidth, 1e12 bytes/s
+    /// Streaming multiprocessors (AMD: compute units) that GEMM tiles spread over; sets the
+    /// wave quantization of GEMMs (step_costs.cpp, gemm_s). 0 = unknown: no quantization.
+    int sm_count = 0;
     double scale_up_gbps = 0;       ///< NVLink / Infinity Fabric, GB/s per direction per GPU
     double scale_up_latency_us = 0; ///< per collective step inside the scale-up domain
     std::string scale_up_fabric = "NVLink"; ///< name used in explanations

@@ -60,51 +60,83 @@ struct StepBreakdown {
 /// Achievable rates of the scenario's hardware: datasheet figures times the efficiencies
 /// defined once in step_costs.cpp.
 struct HardwareRates {
-    double gemm_flops = 0;      ///< achievable FLOP/s of linear layers (compute precision)
+    double gemm_flops = 0; ///< sustained FLOP/s of large, well-shaped GEMMs (compute precision)
     double attention_flops = 0; ///< achievable FLOP/s of the attention core (BF16)
     double hbm_bytes_s = 0;     ///< achievable HBM bytes/s
+    /// SMs the GEMMs' output tiles spread over (the GPU's, less those overlapped communication
+    /// occupies); 0 = unknown, no tile or wave quantization.
+    int gemm_sms = 0;
+    double gemm_input_bytes = 2;  ///< per element of A and B (compute precision)
+    double gemm_output_bytes = 2; ///< per element of C (activation precision)
     LinkParams scale_up;
     LinkParams scale_out;
 };
 HardwareRates hardwareRates(const Scenario& scenario);
 
-// ---- compute, per GPU, one layer, one forward pass of `tokens` tokens --------------------------
+// ---- GEMMs -------------------------------------------------------------------------------------
 
-/// Attention: projections at the GEMM rate, the core at the attention rate, the layer's
-/// hidden-sized elementwise passes through HBM.
-double attentionForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// Output tile of one thread block (rows of C along m, columns along n): cuBLAS's largest and
+/// most efficient tile (step_costs.cpp, where the source is).
+inline constexpr double kGemmTileRows = 128;
+inline constexpr double kGemmTileCols = 256;
+
+/// C[m x n] = A[m x k] . B[k x n]. m may be fractional (a mean over experts).
+struct GemmShape {
+    double m = 0, n = 0, k = 0;
+};
+/// Share of the SMs' tile work that is useful: m n split_k / (waves x SMs x tile area), where
+/// tiles = ceil(m / rows) x ceil(n / cols), split_k = floor(SMs / tiles) when there are fewer
+/// tiles than SMs (else 1) and waves = ceil(tiles x split_k / SMs). Covers tile quantization
+/// (padded tiles) and wave quantization (a last, partly filled wave). 1 with `sms` <= 0.
+double gemmTileEfficiency(const GemmShape& shape, int sms);
+/// Roofline time of a GEMM: the larger of compute (2 m n k FLOPs at the sustained rate x the
+/// tile efficiency) and memory (A, B and C streamed once through HBM).
+double gemm_s(const GemmShape& shape, const HardwareRates& r);
+/// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
+/// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
+/// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.
+double groupedGemm_s(const GemmShape& shape, double groups, const HardwareRates& r);
+
+// ---- compute, per GPU, one layer, one forward pass of `tokens` tokens --------------------------
+// `tokens` is the GPU's sequence-parallel share; with TP each GEMM runs on all tp x tokens rows
+// and 1/tp of the columns (column-parallel) or of the reduction (row-parallel).
+
+/// Attention: the QKV (or MLA down and up) projections and the output projection as GEMMs,
+/// the core at the attention rate, the layer's hidden-sized elementwise passes through HBM.
+double attentionForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// What selective recompute runs again in backward per layer: the MLA up-projections and the
 /// two norms (0 for other recompute modes is the caller's business).
-double selectiveRecompute_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+double selectiveRecompute_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// SwiGLU's elementwise passes over `ffn_columns` intermediate columns per token.
 double swiglu_s(const ModelSpec& model, double tokens, double ffn_columns, const HardwareRates& r);
-/// A dense SwiGLU FFN sharded over `tp`: its GEMMs and its activation. `tokens` is the GPU's
-/// sequence-parallel share; it runs all tp x tokens on 1/tp of the columns, the same GEMM
-/// FLOPs as `tokens` on all of them.
+/// A dense SwiGLU FFN sharded over `tp`: its GEMMs (gate and up fused, then down) and its
+/// activation.
 double denseFfnForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
-/// The router's GEMM (hidden x experts).
+/// The router's GEMM (hidden x experts) on the GPU's own tokens.
 double routerForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
 /// The shared experts of a MoE layer sharded over `tp`: GEMMs and activation.
 double sharedExpertsForward_s(const ModelSpec& model, int tp, double tokens,
                               const HardwareRates& r);
-/// The output head (vocab x hidden).
-double lmHeadForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// The output head (vocab x hidden), vocabulary-parallel over `tp`.
+double lmHeadForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 
-/// Tokens per expert below which a grouped GEMM stops scaling: efficiency = peak_eff *
-/// t/(t + 128) for t tokens per expert (a saturation curve; cuBLAS grouped GEMMs reach half
-/// their large-size efficiency at ~128 rows).
-inline constexpr double kExpertGemmHalfEfficiencyTokens = 128.0;
+/// Tokens per expert below which the design warnings flag tiny expert GEMMs: fewer than one
+/// output tile's rows, so most of every tile the grouped GEMM computes is padding.
+inline constexpr double kExpertGemmHalfEfficiencyTokens = kGemmTileRows;
 
-/// One EP rank's routed experts as grouped GEMMs.
+/// One EP rank's routed experts as grouped GEMMs (SwiGLU: gate and up fused h -> 2f, then
+/// down f -> h, f = the expert's ETP shard).
 struct ExpertGemmShape {
     int experts_per_rank = 1;
-    double flops_per_slot = 0;            ///< forward FLOPs per token slot
-    double weight_bytes = 0;              ///< per expert (its ETP shard)
-    double activation_bytes_per_slot = 0; ///< streamed per token slot
+    double hidden = 0, ffn_shard = 0;
+    double flops_per_slot = 0;         ///< forward FLOPs per token slot
+    double weight_bytes = 0;           ///< per expert (its ETP shard)
+    double permute_bytes_per_slot = 0; ///< the permute and unpermute passes per token slot
 };
 ExpertGemmShape expertGemmShape(const Scenario& scenario);
-/// Forward time of the grouped GEMMs holding `slots` token slots: the larger of compute (with
-/// the small-GEMM efficiency curve) and weight + activation streaming (roofline).
+/// Forward time of the grouped GEMMs holding `slots` token slots (slots / experts_per_rank
+/// rows per expert; groupedGemm_s, so few tokens per expert come out memory-bound by
+/// roofline), plus the permute passes through HBM.
 double expertGemm_s(const ExpertGemmShape& shape, double slots, const HardwareRates& r);
 
 // ---- communication ------------------------------------------------------------------------------
@@ -213,7 +245,7 @@ struct MoeLayerPrice {
 struct MoeCosts {
     bool valid = false; ///< false for dense models
     ExpertGemmShape gemm;
-    double gemm_flops = 0, hbm_bytes_s = 0; ///< the rates the GEMMs run at
+    HardwareRates rates;             ///< the rates the GEMMs run at
     double mean_slots = 0;           ///< token slots per EP rank per micro-batch at the mean load
     double backward_passes = 2;      ///< backward (+ full recompute) in forward passes
     double recompute_s_per_slot = 0; ///< selective recompute of the experts' activation

@@ -32,9 +32,9 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     // Selective recompute re-runs each MLP's activation in backward.
     const double activation_recompute = selective ? 1.0 : 0.0;
     LayerPassCosts c;
-    c.attention_fwd_s = attentionForward_s(m, tokens, r);
-    c.attention_bwd_s =
-        c.attention_fwd_s * (passes - 1.0) + (selective ? selectiveRecompute_s(m, tokens, r) : 0.0);
+    c.attention_fwd_s = attentionForward_s(m, tp, tokens, r);
+    c.attention_bwd_s = c.attention_fwd_s * (passes - 1.0) +
+                        (selective ? selectiveRecompute_s(m, tp, tokens, r) : 0.0);
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
     c.dense_ffn_bwd_s = c.dense_ffn_fwd_s * (passes - 1.0) +
                         activation_recompute * swiglu_s(m, tokens, m.ffn_hidden / double(tp), r);
@@ -46,7 +46,7 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     c.router_fwd_s = routerForward_s(m, tokens, r);
     c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
     // The LM head is not recomputed: backward is 2x forward.
-    c.lm_head_fwd_s = lmHeadForward_s(m, tokens, r);
+    c.lm_head_fwd_s = lmHeadForward_s(m, tp, tokens, r);
     c.lm_head_bwd_s = 2.0 * c.lm_head_fwd_s;
     if (tp > 1) {
         // An all-gather before and a reduce-scatter after attention and after each MLP block,
@@ -77,8 +77,7 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     const double passes = recomputeFactor(s.training.recompute);
     c.valid = true;
     c.gemm = expertGemmShape(s);
-    c.gemm_flops = r.gemm_flops;
-    c.hbm_bytes_s = r.hbm_bytes_s;
+    c.rates = r;
     // Each GPU's EP rank gets slots_per_group / ep token slots on average.
     c.mean_slots = tokenSlotsPerGroup(s) / s.layout.ep;
     c.backward_passes = passes - 1.0;

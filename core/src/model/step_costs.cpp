@@ -16,8 +16,11 @@
 namespace moe {
 
 namespace efficiency {
-// Large BF16 GEMMs reach ~70% of the dense peak on H100 with cuBLAS (about 690 of 989 TFLOPS
-// in public GEMM benchmarks); Megatron-LM's best dense runs report 40-47% end-to-end MFU.
+// Sustained share of the dense peak that large, well-shaped BF16 GEMMs reach: ~70% on H100 with
+// cuBLAS (about 690 of 989 TFLOPS in public GEMM benchmarks; Megatron-LM's best dense runs report
+// 40-47% end-to-end MFU). Such benchmarks (8192-cubed) fill their waves (2048 tiles of 128 x 256
+// on 132 SMs: 16 waves, 97% useful), so tile and wave quantization (gemmTileEfficiency) comes on
+// top of this constant rather than inside it. Not fitted to the calibration cases.
 constexpr double kGemmBf16 = 0.70;
 // FP8 GEMMs with DeepSeek-style fine-grained (1x128 / 128x128) scaling reach a smaller share of
 // the doubled FP8 peak: promotion to CUDA cores every 128 elements and the quantization kernels
@@ -26,11 +29,11 @@ constexpr double kGemmFp8 = 0.50;
 // FlashAttention-3 BF16 reaches ~75% of peak forward and ~50% backward on H100; the
 // fwd+bwd blend weighted by FLOPs (bwd = 2x fwd) is ~0.55.
 constexpr double kAttentionCore = 0.55;
-// Tokens per expert at which a grouped GEMM runs at half its large-size efficiency
-// (step_costs.h, kExpertGemmHalfEfficiencyTokens).
-constexpr double kGemmHalfTokens = kExpertGemmHalfEfficiencyTokens;
-// Memory-bound kernels (norms, SwiGLU, residuals, rotary, permutes, optimizer) stream at ~80%
-// of the HBM datasheet bandwidth (STREAM-like copy kernels on H100).
+// Memory-bound kernels (norms, SwiGLU, residuals, rotary, permutes, optimizer) and the memory
+// side of the GEMM roofline stream at ~80% of the HBM datasheet bandwidth (STREAM-like copy
+// kernels on H100; a secondary measurement with Nsight Compute on H100 SXM: coalesced matrix
+// loads 2.8 of 3.35 TB/s = 84%, weight loads 78%; mikamirai.com, "GPU Memory Bandwidth: What
+// Your Profiler Isn't Telling You").
 constexpr double kHbm = 0.80;
 // NCCL / DeepEP collectives over NVLink reach ~80% of line rate (nccl-tests busBW on H100;
 // DeepEP intranode ~155 GB/s of H800's 200 GB/s).
@@ -67,6 +70,10 @@ HardwareRates hardwareRates(const Scenario& s) {
     r.gemm_flops = (fp8 ? gpu.fp8_tflops * 1e12 * efficiency::kGemmFp8
                         : gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16) *
                    sm_share;
+    // The SMs the communication kernels hold are not there for GEMM tiles either.
+    r.gemm_sms = static_cast<int>(std::lround(gpu.sm_count * sm_share));
+    r.gemm_input_bytes = bytesPerElement(s.model.compute_precision);
+    r.gemm_output_bytes = bytesPerElement(s.model.activation_precision);
     r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionCore * sm_share;
     r.hbm_bytes_s = gpu.hbm_tbps * 1e12 * efficiency::kHbm;
     r.scale_up = {gpu.scale_up_gbps * efficiency::kScaleUp, gpu.scale_up_latency_us};
@@ -79,24 +86,119 @@ HardwareRates hardwareRates(const Scenario& s) {
     return r;
 }
 
+// ---- GEMMs --------------------------------------------------------------------------------------
+
+// A GEMM runs as output tiles, one per thread block, in waves over the SMs (NVIDIA, "Matrix
+// Multiplication Background User's Guide", DU-09799-001: sec. 2.3, cuBLAS's tiles up to 256 x 128
+// are the most efficient; sec. 3.1 tile quantization, sec. 3.2 wave quantization, worked on
+// A100's 108 SMs). Every tile costs a full tile's work and the last wave runs partly empty, so
+// the useful share of the SMs' work is the output area over the tiles the waves could hold.
+// With fewer tiles than SMs, libraries split the reduction (k) over the idle SMs instead of
+// leaving them empty (split-K; CUTLASS discussion #396 on trading tile size against
+// quantization with split-K slices; Modular's split-K matmul for small-M shapes that leave
+// most CUs idle): floor(SMs / tiles) slices of each tile's k loop run side by side.
+double gemmTileEfficiency(const GemmShape& g, int sms) {
+    if (sms <= 0 || g.m <= 0 || g.n <= 0)
+        return 1.0;
+    const double tiles = std::ceil(g.m / kGemmTileRows) * std::ceil(g.n / kGemmTileCols);
+    const double split_k = tiles < sms ? std::floor(sms / tiles) : 1.0;
+    const double waves = std::ceil(tiles * split_k / sms);
+    return g.m * g.n * split_k / (waves * sms * kGemmTileRows * kGemmTileCols);
+}
+
+namespace {
+double streamed_s(const GemmShape& g, double groups, const HardwareRates& r) {
+    return groups *
+           ((g.m * g.k + g.k * g.n) * r.gemm_input_bytes + g.m * g.n * r.gemm_output_bytes) /
+           r.hbm_bytes_s;
+}
+} // namespace
+
+// Roofline: compute at the sustained rate scaled by the tile efficiency, or streaming A, B and
+// C once through HBM, whichever is longer. Monotone in m, n and k: compute is waves / split_k x
+// a tile's k-long work, which never shrinks as tiles are added, and bytes only grow.
+double gemm_s(const GemmShape& g, const HardwareRates& r) {
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+        return 0;
+    const double flops = 2.0 * g.m * g.n * g.k;
+    const double compute_s = flops / (r.gemm_flops * gemmTileEfficiency(g, r.gemm_sms));
+    return std::max(compute_s, streamed_s(g, 1.0, r));
+}
+
+// A grouped GEMM pads each group's rows to whole tiles on its own (DeepGEMM's contiguous layout
+// aligns every expert's rows to the tile). The groups' row counts spread around their mean, so
+// a group pads by half a tile on average, and never to less than one tile: rows = max(tile,
+// mean + tile/2). Persistent grouped kernels hand the groups' tiles to the SMs as they free up,
+// so no wave is left partly empty beyond the last, which is ignored. Linear in the rows above
+// half a tile, so a busy rank's extra slots cost the same whichever layer they fall in.
+double groupedGemm_s(const GemmShape& g, double groups, const HardwareRates& r) {
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || groups <= 0)
+        return 0;
+    const double padded_rows = std::max(kGemmTileRows, g.m + kGemmTileRows / 2);
+    const double padded_cols = std::ceil(g.n / kGemmTileCols) * kGemmTileCols;
+    const double compute_s = 2.0 * groups * padded_rows * padded_cols * g.k / r.gemm_flops;
+    return std::max(compute_s, streamed_s(g, groups, r));
+}
+
 // ---- compute ------------------------------------------------------------------------------------
 
-double attentionForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
-    // Projections (2 x attention parameters per token) at the GEMM rate, the causal core at the
-    // attention rate, and ~14 hidden-sized elementwise passes through HBM.
+namespace {
+
+// Column-parallel over TP: all tp x tokens rows, out_features / tp columns.
+double columnParallel_s(double tokens, int tp, double in_features, double out_features,
+                        const HardwareRates& r) {
+    return gemm_s({tokens * tp, out_features / tp, in_features}, r);
+}
+
+// Row-parallel over TP: the reduction (in_features) is split.
+double rowParallel_s(double tokens, int tp, double in_features, double out_features,
+                     const HardwareRates& r) {
+    return gemm_s({tokens * tp, out_features, in_features / tp}, r);
+}
+
+// The SwiGLU MLP's GEMMs: gate and up fused (h -> 2f), then down (f -> h).
+double swigluGemms_s(double hidden, double ffn, int tp, double tokens, const HardwareRates& r) {
+    return columnParallel_s(tokens, tp, hidden, 2.0 * ffn, r) +
+           rowParallel_s(tokens, tp, ffn, hidden, r);
+}
+
+double valueHeadDim(const ModelSpec& m) {
+    return m.attention == AttentionKind::mla ? m.mla.v_head_dim : m.effectiveHeadDim();
+}
+
+} // namespace
+
+double attentionForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    // The output projection (heads x v_dim -> h, row-parallel); every other attention weight
+    // (GQA: the fused QKV; MLA: its down and up projections, lumped into one GEMM from h with
+    // the same FLOPs) column-parallel. Then the causal core at the attention rate and ~14
+    // hidden-sized elementwise passes through HBM.
+    const double h = m.hidden;
     const LayerFlops flops = forwardFlopsPerToken(m, false);
-    return tokens * flops.attention_proj / r.gemm_flops +
+    const double out_in_features = double(m.heads) * valueHeadDim(m);
+    const double in_proj_params = flops.attention_proj / 2.0 - out_in_features * h;
+    return columnParallel_s(tokens, tp, h, in_proj_params / h, r) +
+           rowParallel_s(tokens, tp, out_in_features, h, r) +
            tokens * flops.attention_core / r.attention_flops +
-           tokens * m.hidden * bytesPerElement(m.activation_precision) *
+           tokens * h * bytesPerElement(m.activation_precision) *
                efficiency::kElementwisePassesPerLayer / r.hbm_bytes_s;
 }
 
-double selectiveRecompute_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
     // Selective recompute (norms, activation functions, MLA up-projection; model_costs.cpp)
-    // re-runs the MLA up-projection GEMMs and the two norms' passes in backward.
-    return tokens * selectiveRecomputeFlopsPerToken(m) / r.gemm_flops +
-           tokens * m.hidden * bytesPerElement(m.activation_precision) *
-               efficiency::kNormPassesPerLayer / r.hbm_bytes_s;
+    // re-runs the MLA up-projection GEMMs (q_lora -> heads x (nope + rope), kv_lora -> heads x
+    // (nope + v), column-parallel) and the two norms' passes in backward.
+    double gemms_s = 0;
+    if (m.attention == AttentionKind::mla) {
+        const MlaDims& d = m.mla;
+        const double heads = m.heads;
+        gemms_s = columnParallel_s(tokens, tp, d.q_lora_rank,
+                                   heads * (d.qk_nope_head_dim + d.qk_rope_head_dim), r) +
+                  columnParallel_s(tokens, tp, d.kv_lora_rank,
+                                   heads * (d.qk_nope_head_dim + d.v_head_dim), r);
+    }
+    return gemms_s + tokens * m.hidden * bytesPerElement(m.activation_precision) *
+                         efficiency::kNormPassesPerLayer / r.hbm_bytes_s;
 }
 
 double swiglu_s(const ModelSpec& m, double tokens, double ffn_columns, const HardwareRates& r) {
@@ -106,52 +208,53 @@ double swiglu_s(const ModelSpec& m, double tokens, double ffn_columns, const Har
 }
 
 double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    return tokens * forwardFlopsPerToken(m, false).dense_ffn / r.gemm_flops +
+    return swigluGemms_s(m.hidden, m.ffn_hidden, tp, tokens, r) +
            swiglu_s(m, tokens, m.ffn_hidden / static_cast<double>(tp), r);
 }
 
 double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
-    return tokens * forwardFlopsPerToken(m, true).router / r.gemm_flops;
+    return gemm_s({tokens, double(m.experts), double(m.hidden)}, r);
 }
 
 double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    return tokens * forwardFlopsPerToken(m, true).shared_experts / r.gemm_flops +
-           swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn() / static_cast<double>(tp),
-                    r);
+    const double ffn = m.shared_experts * m.effectiveSharedFfn();
+    if (!(ffn > 0))
+        return 0;
+    return swigluGemms_s(m.hidden, ffn, tp, tokens, r) +
+           swiglu_s(m, tokens, ffn / static_cast<double>(tp), r);
 }
 
-double lmHeadForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
-    return tokens * lmHeadForwardFlopsPerToken(m) / r.gemm_flops;
+double lmHeadForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    return columnParallel_s(tokens, tp, m.hidden, double(m.vocab), r);
 }
 
 ExpertGemmShape expertGemmShape(const Scenario& s) {
     const ModelSpec& m = s.model;
     const double h = m.hidden;
-    const double act_bytes = bytesPerElement(m.activation_precision);
     const double ffn_shard = static_cast<double>(m.expert_ffn_hidden) / s.layout.etp;
     ExpertGemmShape g;
     g.experts_per_rank = std::max(1, m.experts / s.layout.ep);
+    g.hidden = h;
+    g.ffn_shard = ffn_shard;
     // SwiGLU expert: three h x f GEMMs, 2 FLOPs per multiply-add.
     g.flops_per_slot = 2.0 * 3.0 * h * ffn_shard;
     g.weight_bytes = 3.0 * h * ffn_shard * bytesPerElement(m.weight_precision);
-    // Per slot: the GEMMs' inputs and outputs (3h + 3f) and the permute passes (4h).
-    g.activation_bytes_per_slot =
-        act_bytes * (3.0 * h + 3.0 * ffn_shard) + act_bytes * h * efficiency::kPermutePassesPerSlot;
+    g.permute_bytes_per_slot =
+        bytesPerElement(m.activation_precision) * h * efficiency::kPermutePassesPerSlot;
     return g;
 }
 
 double expertGemm_s(const ExpertGemmShape& g, double slots, const HardwareRates& r) {
     if (slots <= 0 || g.experts_per_rank <= 0)
         return 0;
-    // Efficiency t/(t + 128) for t tokens per expert; memory streams every expert's weights
-    // once plus each slot's activations.
-    const double tokens_per_expert = slots / g.experts_per_rank;
-    const double size_efficiency =
-        tokens_per_expert / (tokens_per_expert + efficiency::kGemmHalfTokens);
-    const double compute_s = slots * g.flops_per_slot / (r.gemm_flops * size_efficiency);
-    const double memory_s =
-        (g.weight_bytes * g.experts_per_rank + slots * g.activation_bytes_per_slot) / r.hbm_bytes_s;
-    return std::max(compute_s, memory_s);
+    // Each expert's tokens are one group of the grouped GEMMs (groupedGemm_s) and every
+    // expert's weights stream once, so few tokens per expert come out memory-bound by the
+    // roofline. The permute and unpermute are separate memory-bound kernels.
+    const double experts = g.experts_per_rank;
+    const double tokens_per_expert = slots / experts;
+    return groupedGemm_s({tokens_per_expert, 2.0 * g.ffn_shard, g.hidden}, experts, r) +
+           groupedGemm_s({tokens_per_expert, g.hidden, g.ffn_shard}, experts, r) +
+           slots * g.permute_bytes_per_slot / r.hbm_bytes_s;
 }
 
 // ---- memory / optimizer -------------------------------------------------------------------------
@@ -164,10 +267,7 @@ double step_costs_detail::optimizerStep_s(double shard_params, const HardwareRat
 // ---- MoE layer ----------------------------------------------------------------------------------
 
 double MoeCosts::expertForward_s(double slots) const {
-    HardwareRates r;
-    r.gemm_flops = gemm_flops;
-    r.hbm_bytes_s = hbm_bytes_s;
-    return expertGemm_s(gemm, slots, r);
+    return expertGemm_s(gemm, slots, rates);
 }
 
 double MoeCosts::expertBackward_s(double slots) const {

@@ -44,6 +44,9 @@ GpuSpec parseGpu(const YAML::Node& entry) {
         catalogDefect("entry '" + id + "' has a negative 'fp8_tflops'");
     gpu.hbm_gb = required<double>(entry, "hbm_gb", id);
     gpu.hbm_tbps = required<double>(entry, "hbm_tbps", id);
+    gpu.sm_count = required<int>(entry, "sm_count", id);
+    if (gpu.sm_count <= 0)
+        catalogDefect("entry '" + id + "' has a non-positive 'sm_count'");
     gpu.scale_up_gbps = required<double>(entry, "scale_up_gbps", id);
     gpu.scale_up_latency_us = required<double>(entry, "scale_up_latency_us", id);
     gpu.scale_up_fabric = required<std::string>(entry, "scale_up_fabric", id);
