@@ -99,8 +99,10 @@ private slots:
                              "rack limit: move nodes to other racks or lower "
                              "cluster.nodes_per_rack"));
         QCOMPARE(text(TinyExpertGemms{64.7}),
-                 std::string("about 64 tokens per expert per micro-batch: expert GEMMs run below "
-                             "half efficiency (memory-bound); a larger micro-batch helps"));
+                 std::string("about 64 tokens per expert per micro-batch, less than one 128-row "
+                             "GEMM tile: padding wastes over a third of the expert GEMMs' work "
+                             "(fewer tokens still make them memory-bound); a larger micro-batch "
+                             "helps"));
         QCOMPARE(text(LowGoodput{0.85, 0.06, 0.09, 2.5, 12, 20}),
                  std::string("goodput 85%: checkpoints take 6% and failures 9% of the wall-clock "
                              "(MTBF 2.5 h, a checkpoint 12.0 min, a recovery 20.0 min); faster "

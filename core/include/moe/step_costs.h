@@ -121,8 +121,9 @@ double sharedExpertsForward_s(const ModelSpec& model, int tp, double tokens,
 double lmHeadForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 
 /// Tokens per expert below which the design warnings flag tiny expert GEMMs: fewer than one
-/// output tile's rows, so most of every tile the grouped GEMM computes is padding.
-inline constexpr double kExpertGemmHalfEfficiencyTokens = kGemmTileRows;
+/// output tile's rows, so groupedGemm_s pads each expert to at least t + 64 rows and at 128
+/// tokens a third of the grouped GEMM's work is already padding.
+inline constexpr double kTinyExpertGemmTokens = kGemmTileRows;
 
 /// One EP rank's routed experts as grouped GEMMs (SwiGLU: gate and up fused h -> 2f, then
 /// down f -> h, f = the expert's ETP shard).

@@ -90,7 +90,7 @@ std::vector<DesignWarning> designWarnings(const Scenario& s, const Report& repor
     rackPower(c, report, out);
     if (s.model.isMoe()) {
         const double per_expert = report.load.slots_per_group / std::max(1, s.model.experts);
-        if (per_expert < kExpertGemmHalfEfficiencyTokens)
+        if (per_expert < kTinyExpertGemmTokens)
             add(out, Sev::info, TinyExpertGemms{per_expert});
     }
     const Economics& e = report.economics;

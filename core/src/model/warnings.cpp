@@ -76,8 +76,9 @@ std::string warningText(const DesignWarning& w) {
             },
             [](const TinyExpertGemms& f) {
                 return "about " + std::to_string(static_cast<int>(f.tokens_per_expert)) +
-                       " tokens per expert per micro-batch: expert GEMMs run below half "
-                       "efficiency (memory-bound); a larger micro-batch helps";
+                       " tokens per expert per micro-batch, less than one 128-row GEMM tile: "
+                       "padding wastes over a third of the expert GEMMs' work (fewer tokens "
+                       "still make them memory-bound); a larger micro-batch helps";
             },
             [](const LowGoodput& f) {
                 return "goodput " + percent(f.goodput) + ": checkpoints take " +
