@@ -47,6 +47,7 @@ cluster:
   gpu_overrides:
     name: H200 (derated)
     bf16_tflops: 900.5
+    sm_count: 100
     price_usd: 0
   nodes: 4
   nodes_per_rack: 2
@@ -494,7 +495,7 @@ layuot:
         QCOMPARE(missing.diagnostics[0].message, "cannot read routing histogram '" +
                                                      std::string(MOE_TEST_DATA_DIR) +
                                                      "/no_such.csv': No such file or directory");
-        QCOMPARE(missing.diagnostics[0].line, 63); // the histogram_csv key
+        QCOMPARE(missing.diagnostics[0].line, 64); // the histogram_csv key
 
         // With another popularity model the path is kept but not read: a warning, no error.
         const LoadResult unused =
@@ -504,7 +505,7 @@ layuot:
         QCOMPARE(unused.diagnostics.size(), std::size_t{1});
         QVERIFY(unused.diagnostics[0].severity == Diagnostic::Severity::warning);
         QCOMPARE(unused.diagnostics[0].format(),
-                 std::string("test.yaml:63:3: warning: routing.histogram_csv is ignored because "
+                 std::string("test.yaml:64:3: warning: routing.histogram_csv is ignored because "
                              "routing.model is zipf"));
         QVERIFY(unused.scenario->routing.histogram.empty());
     }
@@ -517,9 +518,10 @@ layuot:
         QCOMPARE(s.cluster.gpu.price_usd, 0.0);
         QCOMPARE(s.layout.dp, 8);
         QCOMPARE(s.layout.expert_placement.size(), std::size_t{2});
+        QCOMPARE(s.cluster.gpu.sm_count, 100);
         QCOMPARE(s.layout.expert_placement[0].layer, -1);
         QVERIFY(s.layout.expert_placement[1].ep_ranks == std::vector<int>{2});
-        QCOMPARE(r.source.fields.at("layout.expert_placement[1].layer").line, 60);
+        QCOMPARE(r.source.fields.at("layout.expert_placement[1].layer").line, 61);
         QCOMPARE(r.source.fields.at("layout.expert_placement[1].layer").column, 34);
 
         const std::string yaml = toYaml(s);
@@ -529,7 +531,7 @@ layuot:
 
         // Only what differs from the presets is written.
         QVERIFY2(yaml.find("gpu_overrides:\n    name: H200 (derated)\n    bf16_tflops: 900.5\n"
-                           "    price_usd: 0\n") != std::string::npos,
+                           "    sm_count: 100\n    price_usd: 0\n") != std::string::npos,
                  yaml.c_str());
         QVERIFY(yaml.find("hbm_gb") == std::string::npos);
         QVERIFY(yaml.find("gpus_per_node") == std::string::npos);

@@ -298,6 +298,13 @@ std::vector<SchemaField> buildFields() {
         .range(R::positive())
         .real(0.05, 2)
         .defaults(preset);
+    add("cluster.gpu_overrides.sm_count", kMember<kCluster, kGpu, &GpuSpec::sm_count>,
+        "Streaming multiprocessors (AMD: compute units). GEMM output tiles run in waves over "
+        "them, so a GEMM with few tiles leaves SMs idle." +
+            gpu_override)
+        .unit("SMs")
+        .range(R::size(1, 1024))
+        .defaults(preset);
     add("cluster.gpu_overrides.power_w", kMember<kCluster, kGpu, &GpuSpec::power_w>,
         "Board power, for energy totals." + gpu_override)
         .unit("W")
