@@ -138,6 +138,13 @@ void TestModelCosts::tinyParams() {
     QCOMPARE(d.total, 1352.0);
     QCOMPARE(d.active_per_token, 1352.0);
     QCOMPARE(d.routed_experts_total, 0.0);
+
+    // The GPT MLP (h -> f, GeLU, f -> h): 2 * 8 * 16 = 256 instead of SwiGLU's 384, so the
+    // dense model is 1352 - 2 * 128 = 1096 and its FFN's forward FLOPs 2 * 256 = 512 per token.
+    dense.mlp = MlpKind::gelu;
+    QCOMPARE(countParams(dense).dense_ffn_per_layer, 256.0);
+    QCOMPARE(countParams(dense).total, 1096.0);
+    QCOMPARE(forwardFlopsPerToken(dense, false).dense_ffn, 512.0);
 }
 
 void TestModelCosts::mlaParams() {
@@ -487,6 +494,19 @@ void TestModelCosts::memoryRecomputeAndDualPipe() {
     //   = 805,306,368 + 570,425,344 + 524,288,000 = 1,900,019,712
     s.training.recompute = Recompute::full;
     QCOMPARE(memoryPerGpu(s, st).activations_bytes, 1900019712.0);
+    // Unfused attention stores the scores too: Korthikanti's 5as/h units with dropout (softmax
+    // output, mask, dropout output) or 2as/h without (softmax output), here a = 32 heads,
+    // s = 4096, h = 4096: 64 units, in the one layer being recomputed under full recompute:
+    // + 64 x 16,777,216 = 1,073,741,824 B. Selective recompute drops them again.
+    s.training.attention_kernel = AttentionKernel::unfused;
+    QCOMPARE(memoryPerGpu(s, st).activations_bytes, 1900019712.0 + 1073741824.0);
+    s.model.dropout = 0.1;
+    QCOMPARE(memoryPerGpu(s, st).activations_bytes, 1900019712.0 + 2.5 * 1073741824.0);
+    s.training.recompute = Recompute::selective;
+    QCOMPARE(memoryPerGpu(s, st).activations_bytes,
+             24 * kDefaultSelectiveLayerActivations + kDefaultLogits);
+    s.training.attention_kernel = AttentionKernel::flash;
+    s.model.dropout = 0;
 
     // DualPipe doubles weights and gradients, not the optimizer.
     s = defaultLike();

@@ -214,10 +214,14 @@ private slots:
         QCOMPARE(s->cluster.nic.preset, std::string("cx6-200g"));
         QCOMPARE(s->layout.tp * s->layout.pp * s->layout.dp, 1024);
         QCOMPARE(s->training.global_batch, 1536);
-        // GPT-3's GeLU MLP (2 x h x 4h) as a SwiGLU of 8h/3: 96 x (4h^2 + 8h^2 + 2h) + 2 x
-        // 51200 x h (untied embedding and head) = 174.0B + 1.26B = 175.2B parameters.
+        // GPT-3's GeLU MLP (2 x h x 4h), Megatron's dropout 0.1 and unfused attention:
+        // 96 x (4h^2 + 8h^2 + 2h) + 2 x 51200 x h (untied embedding and head) = 174.0B +
+        // 1.26B = 175.2B parameters.
         const double h = 12288;
-        QCOMPARE(s->model.ffn_hidden * 3, 8 * 12288);
+        QCOMPARE(s->model.ffn_hidden, 4 * 12288);
+        QCOMPARE(s->model.mlp, MlpKind::gelu);
+        QCOMPARE(s->model.dropout, 0.1);
+        QCOMPARE(s->training.attention_kernel, AttentionKernel::unfused);
         const double expected = 96 * (12 * h * h + 2 * h) + 2 * 51200 * h;
         QVERIFY(std::abs(countParams(s->model).total - expected) / expected < 1e-3);
     }

@@ -178,15 +178,80 @@ private slots:
         // QKV: m = 1024 tokens, k = h = 1024, n = 3 x 1024: 8 x 12 = 96 tiles, one wave (no
         // split: floor(132 / 96) = 1) = waveTime(1024) = 12.7 us, above its 14.7 MB / 3.2e12 =
         // 4.6 us of streaming. Output projection 1024 x 1024 x 1024: 32 tiles, split-K 4, a
-        // quarter wave = 3.2 us (streaming 6.3 MB: 2.0 us). The causal core 2 x seq x heads x
-        // head_dim = 2,097,152 FLOPs per token at the attention rate; 14 hidden-sized BF16
-        // passes = 28,672 B per token through HBM.
-        QCLOSE(attentionForward_s(s.model, 1, kTokens, r), waveTime_s(1024) * 1.25 +
-                                                               kTokens * 2097152.0 / kAttn +
-                                                               kTokens * 1024 * 2 * 14 / kHbm);
+        // quarter wave = 3.2 us (streaming 6.3 MB: 2.0 us).
+        QCLOSE(attentionForward_s(s.model, 1, kTokens, r), waveTime_s(1024) * 1.25);
+        // Flash core: 2 x seq x heads x head_dim = 2,097,152 causal FLOPs per token at the
+        // attention rate; backward twice that. Its dropout runs inside the kernel.
+        const double flash_s = kTokens * 2097152.0 / kAttn;
+        QCLOSE(attentionCoreForward_s(s.model, AttentionKernel::flash, 1, kTokens, r), flash_s);
+        QCLOSE(attentionCoreBackward_s(s.model, AttentionKernel::flash, 1, kTokens, r),
+               2 * flash_s);
+        // Element-wise per token: two norms (2 passes each) and two residual adds (3 each) of
+        // h = 1024, rotary on 8 query + 8 key heads of 128 = 2048 elements, 2 passes: 10 x 1024
+        // + 2 x 2048 = 14,336 BF16 elements = 28,672 B. Dropout adds two 1-byte masks of h.
+        QCLOSE(layerElementwiseForward_s(s.model, kTokens, r), kTokens * 28672.0 / kHbm);
+        QCLOSE(layerElementwiseForward_s(hand({"model.dropout=0.1"}).model, kTokens, r),
+               kTokens * (28672.0 + 2048.0) / kHbm);
         // Selective recompute of GQA attention: no up-projection GEMMs, the two norms' 4
         // passes.
         QCLOSE(selectiveRecompute_s(s.model, 1, kTokens, r), kTokens * 1024 * 2 * 4 / kHbm);
+    }
+
+    void unfusedAttention() {
+        Scenario s = hand();
+        const HardwareRates r = hardwareRates(s);
+        // Scores: 1024 tokens x 8 heads x 1024 keys = 8,388,608 elements, the full square.
+        const double elements = 8388608.0;
+        QCLOSE(attentionScoreElements(s.model, kTokens), elements);
+        // Each of the six batched score GEMMs: 8 (one sequence x 8 heads) GEMMs of 1024 x 1024
+        // x 128 or its permutations. QK^T: 8 x (8 x 4) = 256 tiles, 2 waves, 97% useful:
+        // 2 x 8 x 1024^2 x 128 FLOPs = 2.15e9 / (7e14 x 0.97) = 3.2 us, below streaming A, B
+        // and C: 8 x (1024 x 128 + 128 x 1024 + 1024 x 1024) x 2 B = 20,971,520 B = 6.55 us.
+        // AV (1024 x 128 x 1024): as C, 8 x 8 x 1 = 64 tiles at 37.5% of their columns; as
+        // C^T (128 x 1024), 32 tiles, split-K 4, 97%: the same 3.2 us against the same bytes.
+        // So every score GEMM is memory-bound at 20,971,520 B.
+        const double gemm_s = 20971520.0 / kHbm;
+        QCLOSE(batchedGemm_s({1024, 1024, 128}, 8, r), gemm_s);
+        QCLOSE(batchedGemm_s({1024, 128, 1024}, 8, r), gemm_s);
+        // A compute-bound batch: 4 GEMMs of 4096 x 4096 x 4096 = 4 x 512 tiles over 132 SMs,
+        // ceil(2048 / 132) = 16 waves: 2 x 4 x 4096^3 / (7e14 x 2048 / (16 x 132)).
+        QCLOSE(batchedGemm_s({4096, 4096, 4096}, 4, r),
+               2.0 * 4 * 4096.0 * 4096 * 4096 / (kGemm * 2048.0 / (16 * 132)));
+        // Forward without dropout: QK^T, AV and the softmax reading and writing the scores
+        // (2 x 2 B per element); with dropout 0.1 also its read, write and 1-byte mask (5 B).
+        const auto unfused = AttentionKernel::unfused;
+        QCLOSE(attentionCoreForward_s(s.model, unfused, 1, kTokens, r),
+               2 * gemm_s + elements * 4 / kHbm);
+        // Backward: four GEMMs (dP, dV, dQ, dK) and the softmax's backward reading P and dP
+        // and writing dS (3 x 2 B).
+        QCLOSE(attentionCoreBackward_s(s.model, unfused, 1, kTokens, r),
+               4 * gemm_s + elements * 6 / kHbm);
+        s.model.dropout = 0.1;
+        QCLOSE(attentionCoreForward_s(s.model, unfused, 1, kTokens, r),
+               2 * gemm_s + elements * (4 + 5) / kHbm);
+        QCLOSE(attentionCoreBackward_s(s.model, unfused, 1, kTokens, r),
+               4 * gemm_s + elements * (6 + 5) / kHbm);
+
+        // A layer's attention per pass: projections, element-wise and core forward; backward
+        // 2x the projections and element-wise, the core's own backward, and under full
+        // recompute one more forward of everything.
+        const Scenario full =
+            hand({"training.attention_kernel=unfused", "training.recompute=full"});
+        const Report rep = evaluate(full);
+        const double rest_s = attentionForward_s(full.model, 1, kTokens, r) +
+                              layerElementwiseForward_s(full.model, kTokens, r);
+        const double core_fwd_s = attentionCoreForward_s(full.model, unfused, 1, kTokens, r);
+        QCLOSE(rep.costs->layer.attention_fwd_s, rest_s + core_fwd_s);
+        QCLOSE(rep.costs->layer.attention_bwd_s,
+               3 * rest_s + core_fwd_s +
+                   attentionCoreBackward_s(full.model, unfused, 1, kTokens, r));
+        // Selective recompute re-runs the unfused core (its scores are not stored).
+        const Scenario sel =
+            hand({"training.attention_kernel=unfused", "training.recompute=selective"});
+        QCLOSE(evaluate(sel).costs->layer.attention_bwd_s,
+               2 * rest_s + core_fwd_s +
+                   attentionCoreBackward_s(sel.model, unfused, 1, kTokens, r) +
+                   selectiveRecompute_s(sel.model, 1, kTokens, r));
     }
 
     void mlps() {
@@ -200,11 +265,18 @@ private slots:
         // `tokens` is the GPU's sequence-parallel share: m = 2048 on half the columns: gate + up
         // 2048 x 4096 x 1024 = 16 x 16 = 256 tiles, 2 waves; down 2048 x 1024 x 2048 = 64
         // tiles, split-K 2: waveTime(2048) / 2. The same 3 waves of k = 1024 either way, and
-        // the activation over 4096 or 2048 columns.
+        // the activation over the same 1024 x 4096 elements (2048 rows x 2048 columns at TP 2).
         QCLOSE(denseFfnForward_s(s.model, 1, kTokens, r),
                3 * waveTime_s(1024) + kTokens * 4096 * 2 * 3 / kHbm);
         QCLOSE(denseFfnForward_s(s.model, 2, kTokens, r),
-               3 * waveTime_s(1024) + kTokens * 2048 * 2 * 3 / kHbm);
+               3 * waveTime_s(1024) + kTokens * 4096 * 2 * 3 / kHbm);
+        // GeLU MLP: up 1024 x 4096 x 1024 = 8 x 16 = 128 tiles, one wave (18.9 MB of
+        // streaming = 5.9 us < 12.7 us); down as above, one wave's time; the activation reads
+        // and writes the 4096 columns: 2 passes.
+        const Scenario gelu = hand({"model.mlp=gelu"});
+        QCLOSE(mlpActivation_s(gelu.model, kTokens, r), kTokens * 4096 * 2 * 2 / kHbm);
+        QCLOSE(denseFfnForward_s(gelu.model, 1, kTokens, r),
+               2 * waveTime_s(1024) + kTokens * 4096 * 2 * 2 / kHbm);
         // Router 1024 x 8 x 1024: 8 tiles, split-K floor(132 / 8) = 16: waveTime / 16 = 0.79
         // us, above its 2.13 MB = 0.67 us of streaming.
         QCLOSE(routerForward_s(s.model, kTokens, r), waveTime_s(1024) / 16);

@@ -14,7 +14,7 @@ struct ParamCounts {
     double lm_head = 0;                  ///< vocab * hidden (untied output projection)
     double attention_per_layer = 0;      ///< GQA: q,k,v,o; MLA: its low-rank projections
     double norms_per_layer = 0;          ///< two RMSNorm weight vectors
-    double dense_ffn_per_layer = 0;      ///< SwiGLU: 3 * hidden * ffn_hidden
+    double dense_ffn_per_layer = 0;      ///< SwiGLU: 3 * hidden * ffn_hidden; GeLU: 2 * ...
     double router_per_layer = 0;         ///< hidden * experts
     double routed_expert = 0;            ///< one routed expert: 3 * hidden * expert_ffn_hidden
     double shared_experts_per_layer = 0; ///< shared_experts * 3 * hidden * shared_ffn

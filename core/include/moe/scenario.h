@@ -121,6 +121,9 @@ struct ClusterSpec {
 };
 
 enum class AttentionKind { gqa, mla };
+/// The dense FFN's (and every expert's) MLP: SwiGLU (gate, up, down: 3 matrices) or the
+/// original GPT MLP (h -> f, GeLU, f -> h: 2 matrices).
+enum class MlpKind { swiglu, gelu };
 
 /// Multi-head latent attention dimensions (DeepSeek-V2/V3).
 struct MlaDims {
@@ -144,8 +147,10 @@ struct ModelSpec {
     MlaDims mla;
     int seq_len = 2048;
     int vocab = 32000;
-    int ffn_hidden = 4096; ///< dense FFN (SwiGLU) intermediate size
-    int experts = 0;       ///< routed experts per MoE layer; 0 = dense model
+    int ffn_hidden = 4096;         ///< dense FFN intermediate size
+    MlpKind mlp = MlpKind::swiglu; ///< dense FFN kind (routed and shared experts are SwiGLU)
+    double dropout = 0;            ///< hidden and attention dropout probability (Megatron: 0.1)
+    int experts = 0;               ///< routed experts per MoE layer; 0 = dense model
     int top_k = 0;
     int expert_ffn_hidden = 0;
     int shared_experts = 0;
@@ -167,6 +172,9 @@ struct ModelSpec {
 };
 
 enum class Recompute { none, selective, full };
+/// How core attention runs: one fused kernel that never writes the s x s scores (FlashAttention)
+/// or Megatron's 2021 path that materializes them (baddbmm, fused softmax, dropout, bmm).
+enum class AttentionKernel { flash, unfused };
 
 struct TrainingSpec {
     int64_t global_batch = 1; ///< sequences per optimizer step
@@ -175,6 +183,7 @@ struct TrainingSpec {
     std::string optimizer = "adam";
     int zero_stage = 1;
     Recompute recompute = Recompute::none;
+    AttentionKernel attention_kernel = AttentionKernel::flash;
     double checkpoint_interval_s = 0; ///< compute time between checkpoints; 0 = optimal (Daly)
     bool operator==(const TrainingSpec&) const = default;
 };
@@ -248,6 +257,8 @@ const char* toString(Fabric f);
 const char* toString(FabricTopology t);
 const char* toString(AttentionKind a);
 const char* toString(Recompute r);
+const char* toString(MlpKind k);
+const char* toString(AttentionKernel k);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);
@@ -261,6 +272,8 @@ std::optional<Fabric> parseFabric(const std::string& s);
 std::optional<FabricTopology> parseFabricTopology(const std::string& s);
 std::optional<AttentionKind> parseAttentionKind(const std::string& s);
 std::optional<Recompute> parseRecompute(const std::string& s);
+std::optional<MlpKind> parseMlpKind(const std::string& s);
+std::optional<AttentionKernel> parseAttentionKernel(const std::string& s);
 std::optional<Dim> parseDim(const std::string& s);
 std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s);
 std::optional<PopularityModel> parsePopularityModel(const std::string& s);

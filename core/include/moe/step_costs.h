@@ -92,6 +92,9 @@ double gemmTileEfficiency(const GemmShape& shape, int sms);
 /// Roofline time of a GEMM: the larger of compute (2 m n k FLOPs at the sustained rate x the
 /// tile efficiency) and memory (A, B and C streamed once through HBM).
 double gemm_s(const GemmShape& shape, const HardwareRates& r);
+/// Roofline time of `batch` equal GEMMs in one strided-batched kernel: their tiles share the
+/// waves, in whichever operand order (C or C^T) fills the tiles better.
+double batchedGemm_s(const GemmShape& shape, double batch, const HardwareRates& r);
 /// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
 /// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
 /// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.
@@ -101,16 +104,33 @@ double groupedGemm_s(const GemmShape& shape, double groups, const HardwareRates&
 // `tokens` is the GPU's sequence-parallel share; with TP each GEMM runs on all tp x tokens rows
 // and 1/tp of the columns (column-parallel) or of the reduction (row-parallel).
 
-/// Attention: the QKV (or MLA down and up) projections and the output projection as GEMMs,
-/// the core at the attention rate, the layer's hidden-sized elementwise passes through HBM.
+/// Attention's GEMMs: the QKV (or MLA down and up) projections and the output projection.
 double attentionForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
+/// Elements of the s x s score matrices one GPU's heads compute per micro-batch and layer:
+/// tokens x heads x seq_len (the full square).
+double attentionScoreElements(const ModelSpec& model, double tokens);
+/// Core attention forward. flash: the causal half of QK^T and AV at the attention rate, in one
+/// kernel. unfused: the score and context GEMMs batched over sequences and heads, over the full
+/// square (roofline: writing and reading the scores is their memory side), plus the softmax's
+/// and (dropout > 0) the dropout's passes over the scores through HBM.
+double attentionCoreForward_s(const ModelSpec& model, AttentionKernel kernel, int cp, double tokens,
+                              const HardwareRates& r);
+/// Core attention backward (recompute not included). flash: 2x forward. unfused: four batched
+/// GEMMs (gradients of P, V, Q, K) and the dropout's and softmax's backward passes.
+double attentionCoreBackward_s(const ModelSpec& model, AttentionKernel kernel, int cp,
+                               double tokens, const HardwareRates& r);
+/// One layer's forward element-wise passes outside attention's core and the MLP's activation:
+/// two norms, two residual adds (bias and dropout fused), rotary on Q and K, dropout masks.
+double layerElementwiseForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
 /// What selective recompute runs again in backward per layer: the MLA up-projections and the
 /// two norms (0 for other recompute modes is the caller's business).
 double selectiveRecompute_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// SwiGLU's elementwise passes over `ffn_columns` intermediate columns per token.
 double swiglu_s(const ModelSpec& model, double tokens, double ffn_columns, const HardwareRates& r);
-/// A dense SwiGLU FFN sharded over `tp`: its GEMMs (gate and up fused, then down) and its
-/// activation.
+/// The dense MLP's activation (SwiGLU or GeLU, model.mlp) on one GPU's tokens x ffn elements.
+double mlpActivation_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// A dense FFN sharded over `tp`: its GEMMs (SwiGLU: gate and up fused, then down; GeLU: up,
+/// then down) and its activation.
 double denseFfnForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// The router's GEMM (hidden x experts) on the GPU's own tokens.
 double routerForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);

@@ -334,9 +334,14 @@ void finishDenseModel(ImportState& st) {
     if (st.kv_channels && !st.mla &&
         (m.heads <= 0 || m.hidden % m.heads != 0 || *st.kv_channels != m.hidden / m.heads))
         m.head_dim = *st.kv_channels;
-    if (!st.swiglu)
-        st.notes.push_back("no --swiglu: Megatron would build a 2-matrix GELU MLP; the scenario's "
-                           "FFNs are SwiGLU (3 matrices), so FFN work is counted 1.5x");
+    if (!st.swiglu) {
+        // Megatron builds the 2-matrix GeLU MLP without --swiglu.
+        m.mlp = MlpKind::gelu;
+        st.notes.push_back("no --swiglu: model.mlp = gelu (Megatron's 2-matrix GeLU MLP)" +
+                           std::string(m.experts > 0 ? "; the scenario's experts stay SwiGLU, "
+                                                       "so their work is counted 1.5x"
+                                                     : ""));
+    }
 }
 
 /// Expert sizes, top-k, the shared expert and the dense/MoE layer pattern.

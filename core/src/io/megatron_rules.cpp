@@ -262,8 +262,8 @@ std::vector<Rule> buildRules() {
                    if (const std::optional<int> v = intValue(st, f, 1))
                        st.vocab_divisible_by = *v;
                }));
-    add(assumption("--swiglu", "the scenario's FFNs are SwiGLU", G::model,
-                   [](const Scenario&) { return true; }));
+    add(assumption("--swiglu", "the scenario's FFNs are SwiGLU (model.mlp; without it gelu)",
+                   G::model, [](const Scenario& s) { return s.model.mlp == MlpKind::swiglu; }));
     add(mapped(
         "--multi-latent-attention", A::none, G::model, "model.attention = mla",
         [](ImportState& st, const MegatronFlag& f, FlagReport&) {

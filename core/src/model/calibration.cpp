@@ -106,14 +106,17 @@ constexpr int kSc21Vocab = 51200; // SC21 section 5.1
 
 /// The row as a scenario: DGX A100 nodes (8 A100 SXM 80GB on NVSwitch, 8 HDR 200 Gb/s NICs,
 /// SC21 section 5), FP16 mixed precision, full recompute, no distributed optimizer (2021
-/// Megatron: torch or local DDP), 1F1B or interleaved 1F1B as the script sets. The GPT MLP is
-/// GeLU with 4h columns (2 matrices, 16Bsh^2 forward FLOPs); the planner's dense FFN is SwiGLU
-/// (3 matrices), so ffn_hidden = 8h/3 gives the same FLOPs and parameters; where 8h/3 is not
-/// whole it is rounded to the nearest multiple of TP (the planner shards it evenly), which
-/// changes the FFN by less than tp/ffn_hidden (1e-4 for GPT 7.5B: 10924 vs 10922.7).
+/// Megatron: torch or local DDP), 1F1B or interleaved 1F1B as the script sets. The model is
+/// what Megatron-LM at the replication commit 6985e58 (examples/sc21/README.md) builds from the
+/// script's flags: the GPT MLP (ParallelMLP: h -> ffn_hidden_size, fused bias-GeLU, back to h)
+/// with ffn_hidden_size = 4h (arguments.py: "if args.ffn_hidden_size is None: ... 4 *
+/// args.hidden_size"; SC21's appendix counts 16Bsh^2 MLP FLOPs forward), hidden and attention
+/// dropout 0.1 (arguments.py defaults; CONFIG.sh and run_table_1.sh set neither), and the
+/// unfused attention of ParallelAttention (baddbmm scores, FusedScaleMaskSoftmax, dropout, bmm;
+/// the flash-attention path came to Megatron-LM in 2022).
 FieldEditResult sc21Scenario(const Sc21Row& row) {
     const int dp = row.gpus / (row.tp * row.pp);
-    const int64_t ffn = row.tp * std::llround(8.0 * row.hidden / (3.0 * row.tp));
+    const int64_t ffn = 4 * int64_t{row.hidden};
     const std::string schedule = row.vpp > 1 ? "interleaved" : "1f1b";
     const std::vector<FieldAssignment> fields = {
         {"name", std::string("sc21-gpt-") + row.size},
@@ -132,6 +135,8 @@ FieldEditResult sc21Scenario(const Sc21Row& row) {
         {"model.seq_len", int64_t{kSc21Seq}},
         {"model.vocab", int64_t{kSc21Vocab}},
         {"model.ffn_hidden", ffn},
+        {"model.mlp", std::string("gelu")},
+        {"model.dropout", 0.1},
         {"model.experts", int64_t{0}},
         {"model.top_k", int64_t{0}},
         {"model.expert_ffn_hidden", int64_t{0}},
@@ -144,6 +149,7 @@ FieldEditResult sc21Scenario(const Sc21Row& row) {
         {"training.global_batch", int64_t{row.batch}},
         {"training.micro_batch", int64_t{row.micro_batch}},
         {"training.recompute", std::string("full")},
+        {"training.attention_kernel", std::string("unfused")},
         {"training.zero_stage", int64_t{0}},
         {"training.optimizer", std::string("adam")},
         {"layout.tp", int64_t{row.tp}},

@@ -63,6 +63,14 @@ double swigluParams(double hidden, double ffn) {
     return 3.0 * hidden * ffn;
 }
 
+/// The dense FFN: SwiGLU's three h x f matrices, or the GPT MLP's two (h -> f, GeLU, f -> h;
+/// Radford et al. 2019, Megatron-LM ParallelMLP). Biases (f + h, Megatron's GPT) are not
+/// counted, like every other bias in this model: under 1e-3 of the FFN for h >= 1024.
+double denseFfnParams(const ModelSpec& m) {
+    return m.mlp == MlpKind::gelu ? 2.0 * double(m.hidden) * m.ffn_hidden
+                                  : swigluParams(m.hidden, m.ffn_hidden);
+}
+
 } // namespace
 
 ParamCounts countParams(const ModelSpec& model) {
@@ -72,7 +80,7 @@ ParamCounts countParams(const ModelSpec& model) {
     p.lm_head = double(model.vocab) * h;
     p.attention_per_layer = attentionParams(model);
     p.norms_per_layer = 2.0 * h; // pre-attention and pre-FFN RMSNorm
-    p.dense_ffn_per_layer = swigluParams(h, model.ffn_hidden);
+    p.dense_ffn_per_layer = denseFfnParams(model);
     if (model.isMoe()) {
         p.router_per_layer = h * model.experts;
         p.routed_expert = swigluParams(h, model.expert_ffn_hidden);
@@ -245,8 +253,11 @@ int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches)
 //   and their gradients double; the optimizer keeps one master copy.
 // - Activations per layer per micro-batch follow Korthikanti et al. 2022 (with sequence
 //   parallelism, 2-byte activations): attention block 11*s*b*h + layernorms 4*s*b*h = 15*s*b*h,
-//   MLP 19*s*b*h for an FFN of 4h, and the 5*a*s^2*b score term. We assume flash attention,
-//   which never stores the s x s scores, so that term is dropped even without recompute.
+//   MLP 19*s*b*h for an FFN of 4h, and the 5*a*s^2*b score term (softmax output 2, dropout
+//   mask 1, dropout output 2 bytes per score). Flash attention never stores the s x s scores,
+//   so that term counts only with training.attention_kernel: unfused, and selective recompute
+//   (Korthikanti's: exactly this part) drops it again. The hidden dropout masks (1 byte per
+//   element) are counted whatever model.dropout, a conservative 2 sbh units per layer.
 //   Korthikanti's parts, in s*b*h units: attention = norm inputs 4, QKV input 2, Q and K 4,
 //   V 2, output-projection input 2, dropout mask 1; MLP (4h) = fc1 input 2, activation input
 //   8, activation output (fc2 input) 8, dropout mask 1. The MLP part scales with ffn/(4h);
@@ -279,7 +290,7 @@ struct ActivationUnits {
     double mlp_per_4h = 0; ///< one MLP pass with a 4h intermediate
 };
 
-ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute) {
+ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute, bool unfused) {
     const bool selective = recompute == Recompute::selective;
     const double linear_input = m.compute_precision == Precision::fp8 ? 0.5 : 1.0;
     ActivationUnits u;
@@ -291,8 +302,13 @@ ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute) {
         q_k_v = 2.0 * latent_dims / std::max(1, m.hidden);
     }
     const double projection_input = 2.0 * linear_input;
-    const double dropout_mask = 1.0;
-    u.attention = norm_inputs + qkv_input + q_k_v + projection_input + dropout_mask;
+    const double dropout_mask = 1.0; // counted whatever model.dropout: conservative
+    // Korthikanti's 5as/h per s*b*h: the scores' softmax output, dropout mask and output.
+    const double score_bytes = m.dropout > 0 ? 5.0 : 2.0;
+    const double scores = unfused && !selective
+                              ? score_bytes * double(m.heads) * m.seq_len / std::max(1, m.hidden)
+                              : 0.0;
+    u.attention = norm_inputs + qkv_input + q_k_v + projection_input + dropout_mask + scores;
     const double fc1_input = 2.0 * linear_input;
     const double activation_input = 8.0;
     const double activation_output = selective ? 0.0 : 8.0 * linear_input;
@@ -399,8 +415,9 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     const double act_scale = bytesPerElement(m.activation_precision) / kKorthikantiBytesPerElement;
     const double sbh = double(m.seq_len) * t.micro_batch * m.hidden / (double(tp) * cp);
     const double four_h = 4.0 * m.hidden;
-    const ActivationUnits stored = activationUnits(m, t.recompute);
-    const ActivationUnits whole = activationUnits(m, Recompute::none);
+    const bool unfused = t.attention_kernel == AttentionKernel::unfused;
+    const ActivationUnits stored = activationUnits(m, t.recompute, unfused);
+    const ActivationUnits whole = activationUnits(m, Recompute::none, unfused);
     const auto layer_units = [&](const ActivationUnits& u, bool moe_layer) {
         if (!moe_layer)
             return u.attention + u.mlp_per_4h * m.ffn_hidden / four_h;

@@ -32,17 +32,29 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     // Selective recompute re-runs each MLP's activation in backward.
     const double activation_recompute = selective ? 1.0 : 0.0;
     LayerPassCosts c;
-    c.attention_fwd_s = attentionForward_s(m, tp, tokens, r);
-    c.attention_bwd_s = c.attention_fwd_s * (passes - 1.0) +
+    // The projections and element-wise passes cost 2x their forward backward (the transposed
+    // GEMMs; the element-wise backward kernels read about twice what the forward ones do). The
+    // core's backward is priced on its own (attentionCoreBackward_s); full recompute runs the
+    // whole forward again, and selective recompute re-runs an unfused core (Korthikanti et
+    // al.'s selective recompute drops exactly its s x s activations, model_costs.cpp).
+    const AttentionKernel kernel = s.training.attention_kernel;
+    const int cp = s.layout.cp;
+    const double core_fwd_s = attentionCoreForward_s(m, kernel, cp, tokens, r);
+    const double core_bwd_s = attentionCoreBackward_s(m, kernel, cp, tokens, r);
+    const double rest_fwd_s =
+        attentionForward_s(m, tp, tokens, r) + layerElementwiseForward_s(m, tokens, r);
+    const bool core_recomputed = selective && kernel == AttentionKernel::unfused;
+    c.attention_fwd_s = rest_fwd_s + core_fwd_s;
+    c.attention_bwd_s = rest_fwd_s * (passes - 1.0) + core_bwd_s +
+                        core_fwd_s * (passes - 3.0 + (core_recomputed ? 1.0 : 0.0)) +
                         (selective ? selectiveRecompute_s(m, tp, tokens, r) : 0.0);
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
-    c.dense_ffn_bwd_s = c.dense_ffn_fwd_s * (passes - 1.0) +
-                        activation_recompute * swiglu_s(m, tokens, m.ffn_hidden / double(tp), r);
+    c.dense_ffn_bwd_s =
+        c.dense_ffn_fwd_s * (passes - 1.0) + activation_recompute * mlpActivation_s(m, tokens, r);
     c.shared_fwd_s = sharedExpertsForward_s(m, tp, tokens, r);
     c.shared_bwd_s =
         c.shared_fwd_s * (passes - 1.0) +
-        activation_recompute *
-            swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn() / double(tp), r);
+        activation_recompute * swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn(), r);
     c.router_fwd_s = routerForward_s(m, tokens, r);
     c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
     // The LM head is not recomputed: backward is 2x forward.

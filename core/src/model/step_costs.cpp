@@ -41,14 +41,37 @@ constexpr double kScaleUp = 0.80;
 // The catalog's NIC bandwidth is already the achievable rate; collectives across the fabric add
 // congestion and protocol overhead: DeepEP internode reaches ~43 of ~48 GB/s on CX7 400G.
 constexpr double kScaleOut = 0.90;
-// Bytes of memory-bound traffic per token per layer, in units of hidden x activation bytes,
-// forward pass: 2 RMSNorms (read + write: 4), 2 residual adds (3 each: 6), rotary and softmax
-// bookkeeping (~4), bias/dropout-free Megatron layers otherwise: ~14 hidden-sized passes.
-constexpr double kElementwisePassesPerLayer = 14.0;
+// Element-wise work is priced by the bytes its kernels read and write (elementwiseForward_s
+// itemizes them per layer); these are the per-kernel counts, in elements of the activation
+// precision unless the name says bytes. They follow the tensors Korthikanti et al. 2022
+// ("Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, sec. 4.1)
+// list per layer, and Megatron-LM's kernels (transformer.py at 6985e58, the SC21 commit).
+// A LayerNorm/RMSNorm reads its input and writes its output.
+constexpr double kNormPasses = 2.0;
+// A residual add reads the branch and the residual and writes the sum; the branch's bias and
+// dropout fuse into it (Megatron's bias_dropout_add), so biases cost no pass of their own.
+constexpr double kResidualPasses = 3.0;
+// A dropout mask is one byte per element (PyTorch's fused dropout keeps a bool mask): written
+// forward, read backward.
+constexpr double kDropoutMaskBytes = 1.0;
+// Rotary embedding reads and writes the query and key heads (Transformer Engine's fused RoPE).
+constexpr double kRotaryPasses = 2.0;
 // Two RMSNorms recomputed by selective recompute: each reads its input and writes its output.
-constexpr double kNormPassesPerLayer = 4.0;
+constexpr double kNormPassesPerLayer = 2.0 * kNormPasses;
 // SwiGLU activation: reads gate and up (2 x ffn) and writes one ffn-sized output: 3 passes.
 constexpr double kSwigluPasses = 3.0;
+// GeLU (Megatron's fused bias_gelu): reads the ffn-sized pre-activation and writes its output.
+constexpr double kGeluPasses = 2.0;
+// Unfused attention's passes over the s x s scores (Megatron-LM 6985e58, ParallelAttention and
+// FusedScaleMaskSoftmax; the baddbmm write and the bmm read are the GEMMs' own traffic): the
+// fused scale-mask-softmax reads the scores and writes the probabilities forward, and backward
+// reads the probabilities and their gradient and writes the scores' gradient. The causal
+// kernel (ScaledUpperTriangMaskedSoftmax) reads no mask.
+constexpr double kSoftmaxForwardPasses = 2.0;
+constexpr double kSoftmaxBackwardPasses = 3.0;
+// Dropout on the probabilities (torch.nn.Dropout): forward reads them and writes the result
+// and the mask; backward reads the gradient and the mask and writes the gradient.
+constexpr double kDropoutPasses = 2.0;
 // MoE permute/unpermute of each routed copy (gather before experts, scatter-add after): read +
 // write, both ways: 4 hidden-sized passes per token slot.
 constexpr double kPermutePassesPerSlot = 4.0;
@@ -97,13 +120,19 @@ HardwareRates hardwareRates(const Scenario& s) {
 // leaving them empty (split-K; CUTLASS discussion #396 on trading tile size against
 // quantization with split-K slices; Modular's split-K matmul for small-M shapes that leave
 // most CUs idle): floor(SMs / tiles) slices of each tile's k loop run side by side.
-double gemmTileEfficiency(const GemmShape& g, int sms) {
-    if (sms <= 0 || g.m <= 0 || g.n <= 0)
+namespace {
+double tileEfficiency(double m, double n, double batch, int sms) {
+    if (sms <= 0 || m <= 0 || n <= 0 || batch <= 0)
         return 1.0;
-    const double tiles = std::ceil(g.m / kGemmTileRows) * std::ceil(g.n / kGemmTileCols);
+    const double tiles = batch * std::ceil(m / kGemmTileRows) * std::ceil(n / kGemmTileCols);
     const double split_k = tiles < sms ? std::floor(sms / tiles) : 1.0;
     const double waves = std::ceil(tiles * split_k / sms);
-    return g.m * g.n * split_k / (waves * sms * kGemmTileRows * kGemmTileCols);
+    return batch * m * n * split_k / (waves * sms * kGemmTileRows * kGemmTileCols);
+}
+} // namespace
+
+double gemmTileEfficiency(const GemmShape& g, int sms) {
+    return tileEfficiency(g.m, g.n, 1.0, sms);
 }
 
 namespace {
@@ -123,6 +152,21 @@ double gemm_s(const GemmShape& g, const HardwareRates& r) {
     const double flops = 2.0 * g.m * g.n * g.k;
     const double compute_s = flops / (r.gemm_flops * gemmTileEfficiency(g, r.gemm_sms));
     return std::max(compute_s, streamed_s(g, 1.0, r));
+}
+
+// A strided-batched GEMM (cuBLAS gemmStridedBatched, as torch.baddbmm/bmm run): `batch` equal
+// GEMMs whose tiles share the waves. A GEMM can run as C or as its transpose C^T = B^T A^T,
+// and the library's heuristics pick the operand order whose tiles fit; for attention's
+// head-dim-wide outputs (64-128 columns) the transposed order fills the 128-row side of the
+// tile rather than a quarter of its 256 columns. Roofline as gemm_s, every GEMM's A, B and C
+// streamed once.
+double batchedGemm_s(const GemmShape& g, double batch, const HardwareRates& r) {
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || batch <= 0)
+        return 0;
+    const double tiles = std::max(tileEfficiency(g.m, g.n, batch, r.gemm_sms),
+                                  tileEfficiency(g.n, g.m, batch, r.gemm_sms));
+    const double compute_s = 2.0 * batch * g.m * g.n * g.k / (r.gemm_flops * tiles);
+    return std::max(compute_s, streamed_s(g, batch, r));
 }
 
 // A grouped GEMM pads each group's rows to whole tiles on its own (DeepGEMM's contiguous layout
@@ -156,9 +200,12 @@ double rowParallel_s(double tokens, int tp, double in_features, double out_featu
     return gemm_s({tokens * tp, out_features, in_features / tp}, r);
 }
 
-// The SwiGLU MLP's GEMMs: gate and up fused (h -> 2f), then down (f -> h).
-double swigluGemms_s(double hidden, double ffn, int tp, double tokens, const HardwareRates& r) {
-    return columnParallel_s(tokens, tp, hidden, 2.0 * ffn, r) +
+// The dense MLP's GEMMs: SwiGLU's gate and up fused (h -> 2f) then down (f -> h), or the GPT
+// MLP's h -> f then f -> h.
+double mlpGemms_s(MlpKind kind, double hidden, double ffn, int tp, double tokens,
+                  const HardwareRates& r) {
+    const double up_columns = kind == MlpKind::gelu ? ffn : 2.0 * ffn;
+    return columnParallel_s(tokens, tp, hidden, up_columns, r) +
            rowParallel_s(tokens, tp, ffn, hidden, r);
 }
 
@@ -166,22 +213,107 @@ double valueHeadDim(const ModelSpec& m) {
     return m.attention == AttentionKind::mla ? m.mla.v_head_dim : m.effectiveHeadDim();
 }
 
+double queryKeyHeadDim(const ModelSpec& m) {
+    return m.attention == AttentionKind::mla ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim
+                                             : m.effectiveHeadDim();
+}
+
+/// The unfused core's batched GEMMs, one per sequence and head of this GPU: q = s / cp queries
+/// against s keys each (context parallelism splits the queries; the ring brings every key),
+/// batch = sequences x heads / tp = tokens x heads / q (tokens = sequences x s / (tp x cp)).
+struct ScoreGemms {
+    double batch = 0, queries = 0, keys = 0, qk_dim = 0, v_dim = 0;
+};
+
+ScoreGemms scoreGemms(const ModelSpec& m, double tokens, int cp) {
+    ScoreGemms g;
+    g.keys = m.seq_len;
+    g.queries = g.keys / std::max(1, cp);
+    g.batch = tokens * m.heads / g.queries;
+    g.qk_dim = queryKeyHeadDim(m);
+    g.v_dim = valueHeadDim(m);
+    return g;
+}
+
+double elementwise_s(double elements, double passes, double extra_bytes, const ModelSpec& m,
+                     const HardwareRates& r) {
+    return elements * (passes * bytesPerElement(m.activation_precision) + extra_bytes) /
+           r.hbm_bytes_s;
+}
+
 } // namespace
+
+double attentionScoreElements(const ModelSpec& m, double tokens) {
+    // This GPU's heads (heads / tp) over every query of its sequences (tp x tokens) against
+    // every key (s): tokens x heads x s, the full square whatever the mask.
+    return tokens * m.heads * double(m.seq_len);
+}
+
+double attentionCoreForward_s(const ModelSpec& m, AttentionKernel kernel, int cp, double tokens,
+                              const HardwareRates& r) {
+    if (kernel == AttentionKernel::flash)
+        // One fused kernel at the attention rate over the causal half (forwardFlopsPerToken);
+        // dropout, when set, runs inside it (FlashAttention's fused dropout).
+        return tokens * forwardFlopsPerToken(m, false).attention_core / r.attention_flops;
+    // Megatron-LM 6985e58 ParallelAttention: baddbmm QK^T writes the scores, the fused
+    // scale-mask-softmax, dropout, then bmm with V reads them.
+    const ScoreGemms g = scoreGemms(m, tokens, cp);
+    const double elements = attentionScoreElements(m, tokens);
+    const bool dropout = m.dropout > 0;
+    return batchedGemm_s({g.queries, g.keys, g.qk_dim}, g.batch, r) +
+           batchedGemm_s({g.queries, g.v_dim, g.keys}, g.batch, r) +
+           elementwise_s(elements, efficiency::kSoftmaxForwardPasses, 0, m, r) +
+           (dropout ? elementwise_s(elements, efficiency::kDropoutPasses,
+                                    efficiency::kDropoutMaskBytes, m, r)
+                    : 0.0);
+}
+
+double attentionCoreBackward_s(const ModelSpec& m, AttentionKernel kernel, int cp, double tokens,
+                               const HardwareRates& r) {
+    if (kernel == AttentionKernel::flash)
+        // Backward is twice the forward's FLOPs at the same blended rate (kAttentionCore).
+        return 2.0 * attentionCoreForward_s(m, kernel, cp, tokens, r);
+    // Gradients of the probabilities (dO V^T, writes the square) and of V (P^T dO), dropout's
+    // and softmax's backward, then the gradients of Q (dS K) and K (dS^T Q).
+    const ScoreGemms g = scoreGemms(m, tokens, cp);
+    const double elements = attentionScoreElements(m, tokens);
+    const bool dropout = m.dropout > 0;
+    return batchedGemm_s({g.queries, g.keys, g.v_dim}, g.batch, r) +
+           batchedGemm_s({g.keys, g.v_dim, g.queries}, g.batch, r) +
+           (dropout ? elementwise_s(elements, efficiency::kDropoutPasses,
+                                    efficiency::kDropoutMaskBytes, m, r)
+                    : 0.0) +
+           elementwise_s(elements, efficiency::kSoftmaxBackwardPasses, 0, m, r) +
+           batchedGemm_s({g.queries, g.qk_dim, g.keys}, g.batch, r) +
+           batchedGemm_s({g.keys, g.qk_dim, g.queries}, g.batch, r);
+}
+
+double layerElementwiseForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // Per token, in hidden-sized elements: two norms, two residual adds (biases and dropout
+    // fused in), rotary on this GPU's query and key heads (MLA: the rope parts only, its key
+    // rope shared by every head), and with dropout each residual dropout's one-byte mask.
+    const double h = m.hidden;
+    const double rotary_elements =
+        m.attention == AttentionKind::mla
+            ? double(m.heads) * m.mla.qk_rope_head_dim + m.mla.qk_rope_head_dim
+            : double(m.heads + m.kv_heads) * m.effectiveHeadDim();
+    const double passes = 2.0 * efficiency::kNormPasses + 2.0 * efficiency::kResidualPasses;
+    const double mask_bytes = m.dropout > 0 ? 2.0 * efficiency::kDropoutMaskBytes : 0.0;
+    return elementwise_s(tokens * h, passes, mask_bytes, m, r) +
+           elementwise_s(tokens * rotary_elements, efficiency::kRotaryPasses, 0, m, r);
+}
 
 double attentionForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
     // The output projection (heads x v_dim -> h, row-parallel); every other attention weight
     // (GQA: the fused QKV; MLA: its down and up projections, lumped into one GEMM from h with
-    // the same FLOPs) column-parallel. Then the causal core at the attention rate and ~14
-    // hidden-sized elementwise passes through HBM.
+    // the same FLOPs) column-parallel. The core and the layer's element-wise passes are
+    // priced apart (attentionCoreForward_s, layerElementwiseForward_s).
     const double h = m.hidden;
     const LayerFlops flops = forwardFlopsPerToken(m, false);
     const double out_in_features = double(m.heads) * valueHeadDim(m);
     const double in_proj_params = flops.attention_proj / 2.0 - out_in_features * h;
     return columnParallel_s(tokens, tp, h, in_proj_params / h, r) +
-           rowParallel_s(tokens, tp, out_in_features, h, r) +
-           tokens * flops.attention_core / r.attention_flops +
-           tokens * h * bytesPerElement(m.activation_precision) *
-               efficiency::kElementwisePassesPerLayer / r.hbm_bytes_s;
+           rowParallel_s(tokens, tp, out_in_features, h, r);
 }
 
 double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
@@ -197,19 +329,24 @@ double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, const Har
                   columnParallel_s(tokens, tp, d.kv_lora_rank,
                                    heads * (d.qk_nope_head_dim + d.v_head_dim), r);
     }
-    return gemms_s + tokens * m.hidden * bytesPerElement(m.activation_precision) *
-                         efficiency::kNormPassesPerLayer / r.hbm_bytes_s;
+    return gemms_s + elementwise_s(tokens * m.hidden, efficiency::kNormPassesPerLayer, 0, m, r);
 }
 
 double swiglu_s(const ModelSpec& m, double tokens, double ffn_columns, const HardwareRates& r) {
     // Reads gate and up, writes one ffn-sized output: 3 passes of ffn_columns per token.
-    return tokens * ffn_columns * bytesPerElement(m.activation_precision) *
-           efficiency::kSwigluPasses / r.hbm_bytes_s;
+    return elementwise_s(tokens * ffn_columns, efficiency::kSwigluPasses, 0, m, r);
+}
+
+double mlpActivation_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // With sequence parallelism the MLP runs on all tp x tokens rows and ffn / tp columns:
+    // tokens x ffn elements per GPU.
+    if (m.mlp == MlpKind::gelu)
+        return elementwise_s(tokens * m.ffn_hidden, efficiency::kGeluPasses, 0, m, r);
+    return swiglu_s(m, tokens, m.ffn_hidden, r);
 }
 
 double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    return swigluGemms_s(m.hidden, m.ffn_hidden, tp, tokens, r) +
-           swiglu_s(m, tokens, m.ffn_hidden / static_cast<double>(tp), r);
+    return mlpGemms_s(m.mlp, m.hidden, m.ffn_hidden, tp, tokens, r) + mlpActivation_s(m, tokens, r);
 }
 
 double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
@@ -220,8 +357,7 @@ double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const H
     const double ffn = m.shared_experts * m.effectiveSharedFfn();
     if (!(ffn > 0))
         return 0;
-    return swigluGemms_s(m.hidden, ffn, tp, tokens, r) +
-           swiglu_s(m, tokens, ffn / static_cast<double>(tp), r);
+    return mlpGemms_s(MlpKind::swiglu, m.hidden, ffn, tp, tokens, r) + swiglu_s(m, tokens, ffn, r);
 }
 
 double lmHeadForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {

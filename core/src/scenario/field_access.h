@@ -57,6 +57,12 @@ constexpr auto allValues(AttentionKind) {
 constexpr auto allValues(Recompute) {
     return std::array{Recompute::none, Recompute::selective, Recompute::full};
 }
+constexpr auto allValues(MlpKind) {
+    return std::array{MlpKind::swiglu, MlpKind::gelu};
+}
+constexpr auto allValues(AttentionKernel) {
+    return std::array{AttentionKernel::flash, AttentionKernel::unfused};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

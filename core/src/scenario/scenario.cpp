@@ -16,6 +16,8 @@ constexpr const char* kFabricNames[] = {"infiniband", "ethernet"};
 constexpr const char* kFabricTopologyNames[] = {"fat-tree", "rail-optimized"};
 constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+constexpr const char* kMlpKindNames[] = {"swiglu", "gelu"};
+constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
@@ -114,6 +116,12 @@ const char* toString(AttentionKind a) {
 const char* toString(Recompute r) {
     return nameOf(kRecomputeNames, r);
 }
+const char* toString(MlpKind k) {
+    return nameOf(kMlpKindNames, k);
+}
+const char* toString(AttentionKernel k) {
+    return nameOf(kAttentionKernelNames, k);
+}
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);
 }
@@ -151,6 +159,12 @@ std::optional<AttentionKind> parseAttentionKind(const std::string& s) {
 }
 std::optional<Recompute> parseRecompute(const std::string& s) {
     return parseName<Recompute>(kRecomputeNames, s);
+}
+std::optional<MlpKind> parseMlpKind(const std::string& s) {
+    return parseName<MlpKind>(kMlpKindNames, s);
+}
+std::optional<AttentionKernel> parseAttentionKernel(const std::string& s) {
+    return parseName<AttentionKernel>(kAttentionKernelNames, s);
 }
 std::optional<Dim> parseDim(const std::string& s) {
     return parseName<Dim>(kDimNames, s);

@@ -567,11 +567,21 @@ std::vector<SchemaField> buildFields() {
         .range(R::size(1, limits::kMaxVocab))
         .required();
     add("model.ffn_hidden", kMember<kModel, &ModelSpec::ffn_hidden>,
-        "Dense FFN (SwiGLU) intermediate size; must be > 0 for a dense model and when "
+        "Dense FFN intermediate size (see model.mlp); must be > 0 for a dense model and when "
         "dense_layers > 0.")
         .unit("elements")
         .range(R::size(0, limits::kMaxFfnHidden))
         .checkedByRules();
+    add("model.mlp", kMember<kModel, &ModelSpec::mlp>,
+        "Dense FFN kind: swiglu (gate, up and down matrices, 3*h*ffn_hidden) or gelu (the GPT "
+        "MLP: h -> ffn_hidden, GeLU, back to h, 2*h*ffn_hidden; GPT-2/3 and Megatron's GPT use "
+        "ffn_hidden = 4h). Routed and shared experts are SwiGLU. Default swiglu.");
+    add("model.dropout", kMember<kModel, &ModelSpec::dropout>,
+        "Hidden and attention dropout probability (Megatron-LM's GPT default is 0.1 for both; "
+        "recent LLM recipes use 0). Above 0, each layer's two residual dropouts write and read a "
+        "mask, and unfused attention runs a dropout pass over the s x s scores. Default 0.")
+        .range(R::between(0, 1))
+        .real(0.05, 2);
     add("model.experts", kMember<kModel, &ModelSpec::experts>,
         "Routed experts per MoE layer E; 0 = dense model.")
         .unit("experts")
@@ -636,6 +646,11 @@ std::vector<SchemaField> buildFields() {
     add("training.recompute", kMember<kTraining, &TrainingSpec::recompute>,
         "Activation recomputation: selective re-runs core attention, full re-runs each layer's "
         "forward.");
+    add("training.attention_kernel", kMember<kTraining, &TrainingSpec::attention_kernel>,
+        "Core attention kernel: flash (one fused kernel, causal half of the scores, never "
+        "writes them) or unfused (Megatron-LM before FlashAttention: score and context GEMMs "
+        "over the full s x s square, the scores written, softmaxed and dropped out through "
+        "HBM). Default flash.");
     add("training.checkpoint_interval_s", kMember<kTraining, &TrainingSpec::checkpoint_interval_s>,
         "Training time between checkpoints; 0 = the optimum for the cluster's failure rate "
         "(Young/Daly).")
