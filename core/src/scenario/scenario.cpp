@@ -16,6 +16,7 @@ constexpr const char* kFabricNames[] = {"infiniband", "ethernet"};
 constexpr const char* kFabricTopologyNames[] = {"fat-tree", "rail-optimized"};
 constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
@@ -114,6 +115,10 @@ const char* toString(AttentionKind a) {
 const char* toString(Recompute r) {
     return nameOf(kRecomputeNames, r);
 }
+
+const char* toString(Fp8Recipe r) {
+    return nameOf(kFp8RecipeNames, r);
+}
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);
 }
@@ -151,6 +156,10 @@ std::optional<AttentionKind> parseAttentionKind(const std::string& s) {
 }
 std::optional<Recompute> parseRecompute(const std::string& s) {
     return parseName<Recompute>(kRecomputeNames, s);
+}
+
+std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s) {
+    return parseName<Fp8Recipe>(kFp8RecipeNames, s);
 }
 std::optional<Dim> parseDim(const std::string& s) {
     return parseName<Dim>(kDimNames, s);
