@@ -438,8 +438,8 @@ private slots:
               "--moe-layer-freq \"([0]*3+[1]*58)\"\n", "--num-experts 256\n",
               "--moe-router-topk 8\n", "--moe-shared-expert-intermediate-size 2048\n",
               "--pipeline-model-parallel-size 16\n", "--expert-model-parallel-size 64\n",
-              "--fp8-format e4m3\n", "--moe-router-num-groups 8\n", "--moe-router-group-topk 4\n",
-              "# moe-plan: layout.schedule=dualpipe\n",
+              "--fp8-format e4m3\n", "--fp8-recipe blockwise\n", "--moe-router-num-groups 8\n",
+              "--moe-router-group-topk 4\n", "# moe-plan: layout.schedule=dualpipe\n",
               "# moe-plan: model.precision.dispatch=fp8\n",
               "torchrun --nnodes 256 --nproc_per_node 8"})
             QVERIFY2(args.find(expected) != std::string::npos, expected);
@@ -449,7 +449,7 @@ private slots:
              {"DeepSeekConfig,", "num_layers=61,", "q_lora_rank=1536,", "kv_channels=128,",
               "moe_layer_freq=[0] * 3 + [1] * 58,", "pipeline_model_parallel_size=16,",
               "expert_model_parallel_size=64,", "global_batch_size=15360,", "fp8=\"e4m3\"",
-              "#   layout.schedule=dualpipe"})
+              "fp8_recipe=\"blockwise\"", "#   layout.schedule=dualpipe"})
             QVERIFY2(nemo.find(expected) != std::string::npos, expected);
     }
 

@@ -243,8 +243,15 @@ private slots:
         const auto gb200 = loadSample("gb200-nvl72-deepseek-v3.yaml");
         const auto b200 = loadSample("b200-1024-deepseek-v3.yaml");
         QVERIFY(h800 && gb200 && b200);
-        QVERIFY(h800->model == gb200->model);
-        QVERIFY(h800->model == b200->model);
+        // Except the FP8 scaling recipe, which follows the GPU: DeepSeek's blockwise on H800,
+        // MXFP8 (hardware block scales) on Blackwell.
+        QCOMPARE(h800->model.fp8_recipe, Fp8Recipe::blockwise);
+        QCOMPARE(gb200->model.fp8_recipe, Fp8Recipe::mxfp8);
+        QCOMPARE(b200->model.fp8_recipe, Fp8Recipe::mxfp8);
+        ModelSpec h800_model = h800->model;
+        h800_model.fp8_recipe = Fp8Recipe::mxfp8;
+        QVERIFY(h800_model == gb200->model);
+        QVERIFY(h800_model == b200->model);
         QVERIFY(h800->training == gb200->training);
         QVERIFY(h800->training == b200->training);
         QVERIFY(h800->routing == gb200->routing);

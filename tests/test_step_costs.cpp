@@ -49,9 +49,10 @@ private slots:
         QCLOSE(r.gemm_input_bytes, 2.0);
         QCLOSE(r.gemm_output_bytes, 2.0);
         QCLOSE(hardwareRates(hand({"model.precision.compute=fp8"})).gemm_input_bytes, 1.0);
-        // FP8 compute: 2000 TFLOPS x 0.50; DualPipe leaves compute 112 of 132 SMs; a 2:1
-        // oversubscribed fabric halves each GPU's NIC rate.
-        QCLOSE(hardwareRates(hand({"model.precision.compute=fp8"})).gemm_flops, 1e15);
+        // FP8 compute at the default delayed (per-tensor) scaling: 2000 TFLOPS x 0.70, the BF16
+        // share; DualPipe leaves compute 112 of 132 SMs; a 2:1 oversubscribed fabric halves each
+        // GPU's NIC rate.
+        QCLOSE(hardwareRates(hand({"model.precision.compute=fp8"})).gemm_flops, 1.4e15);
         const HardwareRates dual = hardwareRates(
             hand({"layout.pp=2", "layout.dp=4", "layout.schedule=dualpipe", "model.layers=4"}));
         QCLOSE(dual.gemm_flops, kGemm * 112.0 / 132.0);
@@ -60,6 +61,55 @@ private slots:
         QCLOSE(
             hardwareRates(hand({"cluster.scale_out.oversubscription=2"})).scale_out.bandwidth_gbps,
             kOut / 2e9);
+    }
+
+    void fp8Recipes() {
+        // The hand GPU: FP8 peak 2000 TFLOPS, HBM 3.2e12 B/s achievable, 132 SMs.
+        Scenario s = hand({"model.precision.compute=fp8"});
+        const auto rates = [&](Fp8Recipe recipe) {
+            s.model.fp8_recipe = recipe;
+            return hardwareRates(s);
+        };
+        // Shares of the FP8 peak: per-tensor (delayed, tensorwise) and MXFP8 0.70 (the BF16
+        // main loop), blockwise 0.60 (DeepGEMM's grouped GEMMs on H800). The router and head
+        // keep the BF16 rate, 1000 x 0.70.
+        QCLOSE(rates(Fp8Recipe::delayed).gemm_flops, 1.4e15);
+        QCLOSE(rates(Fp8Recipe::tensorwise).gemm_flops, 1.4e15);
+        QCLOSE(rates(Fp8Recipe::mxfp8).gemm_flops, 1.4e15);
+        QCLOSE(rates(Fp8Recipe::blockwise).gemm_flops, 1.2e15);
+        QCLOSE(rates(Fp8Recipe::blockwise).bf16_gemm_flops, kGemm);
+        // Quantize bytes per element over the step, spread over 3 forward-pass equivalents:
+        // delayed X 2 read + 2 written (FP8 and its transpose) = 4, dY the same;
+        // tensorwise adds the amax read: 6 and 6;
+        // blockwise X: 2 + 1 + 4/128 forward, then 1 + 4/128 read and written again for the
+        // 128x1 re-quantization = 3.03125 + 2.0625 = 5.09375; dY: 2 + 2 x (1 + 4/128) = 4.0625;
+        // mxfp8 X and dY: 2 + 2 x (1 + 1/32) = 4.0625.
+        QCLOSE(rates(Fp8Recipe::delayed).quantize_input_bytes, 4.0 / 3.0);
+        QCLOSE(rates(Fp8Recipe::tensorwise).quantize_output_bytes, 6.0 / 3.0);
+        QCLOSE(rates(Fp8Recipe::blockwise).quantize_input_bytes, 5.09375 / 3.0);
+        QCLOSE(rates(Fp8Recipe::blockwise).quantize_output_bytes, 4.0625 / 3.0);
+        QCLOSE(rates(Fp8Recipe::mxfp8).quantize_input_bytes, 4.0625 / 3.0);
+        QCLOSE(rates(Fp8Recipe::mxfp8).quantize_output_bytes, 4.0625 / 3.0);
+        QCOMPARE(hardwareRates(hand()).quantize_input_bytes, 0.0);
+
+        // A blockwise GEMM 4096 x 2304 x 2304: 288 tiles in 3 waves of 132 (efficiency
+        // 288 / 396) at 1.2e15 -> 2 x 4096 x 2304^2 / (1.2e15 x 288 / 396) = 49.8 us; streaming
+        // A and B at 1 B and C at 2 B is (4096 x 2304 + 2304^2) x 1 + 4096 x 2304 x 2 = 33.6 MB
+        // -> 10.5 us, so compute wins; quantization adds 4096 x (2304 x 5.09375 + 2304 x 4.0625)
+        // / 3 B = 28.8 MB -> 9.0 us at 3.2e12 B/s.
+        const HardwareRates block = rates(Fp8Recipe::blockwise);
+        const double compute_s = 2.0 * 4096 * 2304 * 2304 / (1.2e15 * 288.0 / 396.0);
+        const double quant_bytes = 4096.0 * (2304 * 5.09375 + 2304 * 4.0625) / 3.0;
+        QCLOSE(quantize_s({4096, 2304, 2304}, 1.0, block), quant_bytes / kHbm);
+        QCLOSE(gemm_s({4096, 2304, 2304}, block), compute_s + quant_bytes / kHbm);
+        // Grouped: the quantization covers each group's unpadded rows: 2 groups of 8 rows.
+        QCLOSE(quantize_s({8, 2048, 1024}, 2.0, block),
+               2.0 * 8 * (1024 * 5.09375 + 2048 * 4.0625) / 3.0 / kHbm);
+        // The router and the output head stay BF16 under FP8: the same time as in a BF16 run.
+        const HardwareRates bf16 = hardwareRates(hand());
+        QCLOSE(routerForward_s(s.model, kTokens, block), routerForward_s(s.model, kTokens, bf16));
+        QCLOSE(lmHeadForward_s(s.model, 1, kTokens, block),
+               lmHeadForward_s(s.model, 1, kTokens, bf16));
     }
 
     void a100AgainstH100() {

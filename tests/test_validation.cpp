@@ -31,6 +31,7 @@ Scenario validScenario() {
     c.gpu.bf16_tflops = 989;
     c.gpu.fp8_tflops = 1979;
     c.gpu.hbm_tbps = 3.35;
+    c.gpu.sm_count = 132; // cluster.gpu_overrides.sm_count must be at least 1
     c.gpu.scale_up_gbps = 450;
     c.gpu.scale_up_latency_us = 2.5;
     c.gpu.power_w = 700;
@@ -427,6 +428,28 @@ const std::vector<Case>& singleProblemCases() {
          "model.precision.dispatch",
          "model.precision.dispatch = fp8, but NVIDIA A100 SXM 80GB has no FP8 tensor cores: the "
          "experts would dequantize the tokens to BF16, which is not modelled; use bf16",
+         Diagnostic::Severity::warning},
+        // MXFP8 needs tensor cores that apply MX block scales (the catalog's mxfp8 capability,
+        // Blackwell); the hand scenario's H100 has none.
+        {"mxfp8 without mxfp8 tensor cores",
+         [](Scenario& s) {
+             s.cluster.gpu.name = "NVIDIA H100 SXM 80GB";
+             s.cluster.gpu.mxfp8 = false;
+             s.model.compute_precision = Precision::fp8;
+             s.model.fp8_recipe = Fp8Recipe::mxfp8;
+         },
+         "model.precision.fp8_recipe",
+         "model.precision.fp8_recipe = mxfp8, but NVIDIA H100 SXM 80GB has no MXFP8 tensor "
+         "cores (block scales in hardware: Blackwell, e.g. b200, gb200); use blockwise, "
+         "tensorwise or delayed"},
+        {"fp8 recipe without fp8 compute",
+         [](Scenario& s) {
+             s.model.compute_precision = Precision::bf16;
+             s.model.fp8_recipe = Fp8Recipe::blockwise;
+         },
+         "model.precision.fp8_recipe",
+         "model.precision.fp8_recipe = blockwise has no effect: model.precision.compute = bf16, "
+         "not fp8",
          Diagnostic::Severity::warning},
         {"hbm bandwidth nan",
          [](Scenario& s) { s.cluster.gpu.hbm_tbps = std::numeric_limits<double>::quiet_NaN(); },

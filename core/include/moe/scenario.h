@@ -34,6 +34,9 @@ struct GpuSpec {
     std::string scale_up_fabric = "NVLink"; ///< name used in explanations
     double power_w = 0;
     double price_usd = 0; ///< 0 = unknown
+    /// Tensor cores that apply MX block scales (32-element blocks, E8M0 scales) in hardware
+    /// (Blackwell, SM 10.0+): a catalog capability, required by fp8_recipe = mxfp8.
+    bool mxfp8 = false;
     bool operator==(const GpuSpec&) const = default;
 };
 
@@ -135,6 +138,12 @@ struct MlaDims {
     bool operator==(const MlaDims&) const = default;
 };
 
+/// How FP8 GEMM operands are scaled: Megatron-Core's --fp8-recipe names (megatron/core/enums.py,
+/// Fp8Recipe). delayed / tensorwise: one scale per tensor (from an amax history, or from the
+/// current tensor); blockwise: DeepSeek-V3's 1x128 activation tiles and 128x128 weight blocks;
+/// mxfp8: 1x32 blocks with E8M0 scales, applied by Blackwell's tensor cores.
+enum class Fp8Recipe { delayed, tensorwise, blockwise, mxfp8 };
+
 struct ModelSpec {
     std::string name;
     int layers = 1;
@@ -161,6 +170,7 @@ struct ModelSpec {
     Precision dispatch_precision = Precision::bf16;
     Precision compute_precision = Precision::bf16;
     Precision grad_precision = Precision::fp32;
+    Fp8Recipe fp8_recipe = Fp8Recipe::delayed; ///< scaling of FP8 GEMMs (compute = fp8)
 
     bool isMoe() const { return experts > 0; }
     int moeLayers() const { return isMoe() ? layers - dense_layers : 0; }
@@ -259,6 +269,7 @@ const char* toString(AttentionKind a);
 const char* toString(Recompute r);
 const char* toString(MlpKind k);
 const char* toString(AttentionKernel k);
+const char* toString(Fp8Recipe r);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);
@@ -274,6 +285,7 @@ std::optional<AttentionKind> parseAttentionKind(const std::string& s);
 std::optional<Recompute> parseRecompute(const std::string& s);
 std::optional<MlpKind> parseMlpKind(const std::string& s);
 std::optional<AttentionKernel> parseAttentionKernel(const std::string& s);
+std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s);
 std::optional<Dim> parseDim(const std::string& s);
 std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s);
 std::optional<PopularityModel> parsePopularityModel(const std::string& s);

@@ -61,6 +61,7 @@ struct StepBreakdown {
 /// defined once in step_costs.cpp.
 struct HardwareRates {
     double gemm_flops = 0; ///< sustained FLOP/s of large, well-shaped GEMMs (compute precision)
+    double bf16_gemm_flops = 0; ///< the same in BF16 (router and output head stay BF16)
     double attention_flops = 0; ///< achievable FLOP/s of the attention core (BF16)
     double hbm_bytes_s = 0;     ///< achievable HBM bytes/s
     /// SMs the GEMMs' output tiles spread over (the GPU's, less those overlapped communication
@@ -68,6 +69,10 @@ struct HardwareRates {
     int gemm_sms = 0;
     double gemm_input_bytes = 2;  ///< per element of A and B (compute precision)
     double gemm_output_bytes = 2; ///< per element of C (activation precision)
+    /// FP8 quantization traffic per forward-pass equivalent, bytes per element of A's rows
+    /// (m x k) and of the output gradient (m x n), by recipe (step_costs.cpp); 0 for BF16.
+    double quantize_input_bytes = 0;
+    double quantize_output_bytes = 0;
     LinkParams scale_up;
     LinkParams scale_out;
 };
@@ -95,6 +100,11 @@ double gemm_s(const GemmShape& shape, const HardwareRates& r);
 /// Roofline time of `batch` equal GEMMs in one strided-batched kernel: their tiles share the
 /// waves, in whichever operand order (C or C^T) fills the tiles better.
 double batchedGemm_s(const GemmShape& shape, double batch, const HardwareRates& r);
+/// FP8 quantization passes of `groups` GEMMs of `shape` per forward-pass equivalent:
+/// groups m (k quantize_input_bytes + n quantize_output_bytes) / HBM rate; 0 for BF16.
+double quantize_s(const GemmShape& shape, double groups, const HardwareRates& r);
+/// The rates with the GEMMs in BF16 (the router and output head under FP8 training).
+HardwareRates bf16GemmRates(const HardwareRates& r);
 /// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
 /// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
 /// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.

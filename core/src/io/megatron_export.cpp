@@ -279,8 +279,12 @@ void writeNemoPretrainRecipe(std::ostringstream& py, const Scenario& s) {
        << ",\n"
           "        strategy=strategy,\n"
           "        plugins=run.Config(nl.MegatronMixedPrecision, precision=\""
-       << (m.weight_precision == Precision::fp16 ? "16-mixed" : "bf16-mixed")
-       << "\", fp8=" << pyPrecision(m.compute_precision)
+       << (m.weight_precision == Precision::fp16 ? "16-mixed" : "bf16-mixed") << "\", fp8="
+       << pyPrecision(m.compute_precision)
+       // NeMo's MegatronMixedPrecision(fp8_recipe=...) takes Megatron-Core's recipe names.
+       << (m.compute_precision == Precision::fp8
+               ? std::string(", fp8_recipe=\"") + toString(m.fp8_recipe) + "\""
+               : std::string())
        << "),\n"
           "    )\n";
     py << "    recipe = run.Partial(\n"

@@ -326,9 +326,21 @@ std::vector<Rule> buildRules() {
             if (s.model.compute_precision == Precision::fp8)
                 out.push_back(line("--fp8-format", "e4m3"));
         }));
-    add(notModelled("--fp8-recipe", A::one,
-                    "FP8 GEMMs run at one efficiency whatever the scaling recipe (precision "
-                    "modes are not in the scenario yet)"));
+    // Megatron-Core's Fp8Recipe (megatron/core/enums.py): delayed (its default), tensorwise,
+    // mxfp8, blockwise, custom. A custom quantizer has no recipe the planner could price.
+    add(mapped(
+        "--fp8-recipe", A::one, G::model, "model.precision.fp8_recipe",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            if (const std::optional<std::string> v =
+                    choice(st, f, {"delayed", "tensorwise", "blockwise", "mxfp8"})) {
+                st.s.model.fp8_recipe = *parseFp8Recipe(*v);
+                st.set("model.precision.fp8_recipe", f);
+            }
+        },
+        [](const Scenario& s, std::vector<std::string>& out) {
+            if (s.model.compute_precision == Precision::fp8)
+                out.push_back(line("--fp8-recipe", toString(s.model.fp8_recipe)));
+        }));
     add(notModelled("--fp8-param-gather", A::none,
                     "FP8 weight all-gather (weights stay model.precision.weights)"));
     add(mapped(

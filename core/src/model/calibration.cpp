@@ -24,6 +24,8 @@ const char* toString(CalibrationMetric metric) {
         return "bubble_s";
     case CalibrationMetric::optimizer_s:
         return "optimizer_s";
+    case CalibrationMetric::tokens_per_s_per_gpu:
+        return "tokens_per_s_per_gpu";
     case CalibrationMetric::not_comparable:
         return "not_comparable";
     }
@@ -303,12 +305,132 @@ void addDeepEpCases(std::vector<CalibrationCase>& cases) {
     }
 }
 
+// ---- Blackwell: NVIDIA's DeepSeek-V3 runs on DGX GB200 and DGX B200 --------------------------
+
+/// One row of the Megatron-Bridge performance summary, releases 26.04.01 and 26.04 (NVIDIA-NeMo/
+/// Megatron-Bridge docs/performance-summary-archive.md at 067f987, sections "26.04.01 NeMo
+/// Container" and "26.04 NeMo Container", Model: DeepSeekV3): 256 GPUs, MXFP8, GBS 4096,
+/// MBS 1, seq 4096, TP 1, CP 1, FSDP 0 (DDP). PP / VP / EP and the figure per row; the run's recipe
+/// is scripts/performance/configs/deepseek/deepseek_workload_base_configs.py at `recipe`
+/// (DEEPSEEK_V3_PRETRAIN_CONFIG_{GB200,B200}_FP8_MX_V2).
+struct BridgeRow {
+    const char* id;
+    const char* title;
+    const char* release; ///< the summary's release heading
+    const char* recipe;  ///< deepseek_workload_base_configs.py at this commit
+    const char* gpu;
+    int gpus_per_node, nodes_per_rack;
+    const char* scale_up_domain;
+    int pp, vpp, ep;
+    double tokens_per_s_per_gpu;
+};
+
+constexpr int kGpus = 256;
+constexpr int kGlobalBatch = 4096;
+constexpr int kSeq = 4096;
+
+// GB200: NVL72 compute trays of 4 GPUs. The recipe runs the hybrid EP with
+// NUM_OF_HYBRID_EP_RANKS_PER_NVLINK_DOMAIN = ep (64) inside NVLINK_DOMAIN_SIZE 72
+// (scripts/performance/perf_plugins.py at 21d102f5e), so each EP64 group is inside one rack's
+// NVLink domain: modelled as 16 trays (64 GPUs) per rack, 4 racks. One ConnectX-7 400G per GPU
+// (GB200 NVL72 compute tray: "4x ... ConnectX-7" per 4-GPU node, MLCommons inference v6.1
+// system description GB200-NVL72_GB200-186GB_aarch64x16, a secondary source for the NIC).
+// B200: DGX B200, 8 GPUs per node on NVLink, 8 ConnectX-7 400 Gb/s (DGX B200 user guide).
+// The 26.04 release's B200 row (PP 16, no VP, EP 8 inside each 8-GPU node) ran the recipe
+// before "b200 DSv3 better cfg" (5acef9309): DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V2 at 87ba119e6,
+// hybridep dispatcher, no EP all-to-all overlap, recompute ["mla_up_proj"].
+constexpr BridgeRow kRows[] = {
+    {"bridge-dsv3-gb200", "DeepSeek-V3 MXFP8 PP4 VP4 EP64 on 256 GB200 NVL72", "26.04.01",
+     "21d102f5e", "gb200", 4, 16, "rack", 4, 4, 64, 4256},
+    {"bridge-dsv3-b200", "DeepSeek-V3 MXFP8 PP8 VP2 EP32 on 256 DGX B200", "26.04.01", "21d102f5e",
+     "b200", 8, 4, "node", 8, 2, 32, 3328},
+    {"bridge-dsv3-b200-pp16", "DeepSeek-V3 MXFP8 PP16 EP8 on 256 DGX B200", "26.04", "87ba119e6",
+     "b200", 8, 4, "node", 16, 1, 8, 2815},
+};
+
+/// The row as a scenario: the DeepSeek-V3 sample's model (layers, MLA, experts, vocab) with the
+/// run's cluster, batch, precision and layout. Settings and their sources:
+/// - MXFP8 GEMMs (table's Precision column; 1x32 E8M0 blocks); the dispatch stays BF16 (no FP8
+///   dispatch flag in the recipe).
+/// - Distributed optimizer = ZeRO-1 (src/megatron/bridge/recipes/deepseek/deepseek_v3.py at
+///   21d102f5e: cfg.ddp.use_distributed_optimizer = True).
+/// - Selective recompute (recompute_modules ["mlp"] on GB200, ["mla_up_proj", "mlp"] on B200:
+///   the planner's selective recompute re-runs norms, activations and the MLA up-projection).
+/// - Interleaved 1F1B where VP > 1, else 1F1B.
+/// - Perfectly balanced routing: "In MoE training benchmarks, we force-balance the token
+///   distribution among experts and all benchmarks are token-dropless" (the summary's footnote;
+///   moe_router_force_load_balancing = True), so uniform expert popularity, no node limit.
+/// Not expressible here: the recipe's uneven layout "Et*4|(t*4|)*14tmL" (embedding and loss on
+/// their own chunks) and the MTP layer; the 26.04.01 B200 row's EP all-to-all overlap
+/// (moe_a2a_overlap).
+FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
+    const int nodes = kGpus / row.gpus_per_node;
+    const int dp = kGpus / row.pp;
+    const std::vector<FieldAssignment> fields = {
+        {"name", std::string(row.id)},
+        {"description", std::string("Megatron-Bridge ") + row.release + ", " + row.title},
+        {"cluster.gpu", std::string(row.gpu)},
+        {"cluster.gpus_per_node", int64_t{row.gpus_per_node}},
+        {"cluster.nodes", int64_t{nodes}},
+        {"cluster.nodes_per_rack", int64_t{row.nodes_per_rack}},
+        {"cluster.scale_up.domain", std::string(row.scale_up_domain)},
+        {"cluster.scale_out.nic", std::string("cx7-400g")},
+        {"cluster.scale_out.nics_per_node", int64_t{row.gpus_per_node}},
+        {"model.precision.weights", std::string("bf16")},
+        {"model.precision.activations", std::string("bf16")},
+        {"model.precision.dispatch", std::string("bf16")},
+        {"model.precision.compute", std::string("fp8")},
+        {"model.precision.fp8_recipe", std::string("mxfp8")},
+        {"model.seq_len", int64_t{kSeq}},
+        {"training.global_batch", int64_t{kGlobalBatch}},
+        {"training.micro_batch", int64_t{1}},
+        {"training.zero_stage", int64_t{1}},
+        {"training.recompute", std::string("selective")},
+        {"layout.tp", int64_t{1}},
+        {"layout.cp", int64_t{1}},
+        {"layout.pp", int64_t{row.pp}},
+        {"layout.vpp", int64_t{row.vpp}},
+        {"layout.dp", int64_t{dp}},
+        {"layout.ep", int64_t{row.ep}},
+        {"layout.etp", int64_t{1}},
+        {"layout.schedule", std::string(row.vpp > 1 ? "interleaved" : "1f1b")},
+        {"layout.order", std::string("tp-cp-ep-dp-pp")},
+        {"layout.max_nodes_per_token", int64_t{0}},
+        {"routing.model", std::string("uniform")},
+    };
+    return setFields(deepseek, fields);
+}
+
+void addBlackwellCases(std::vector<CalibrationCase>& cases, const Scenario& deepseek_sample) {
+    for (const BridgeRow& row : kRows) {
+        CalibrationCase c;
+        c.id = row.id;
+        c.group = "blackwell";
+        c.title = row.title;
+        c.source = std::string("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md "
+                               "(067f987), release ") +
+                   row.release + ", DeepSeekV3; recipe deepseek_workload_base_configs.py (" +
+                   row.recipe + ")";
+        c.metric = CalibrationMetric::tokens_per_s_per_gpu;
+        c.unit = "tok/s";
+        c.published = row.tokens_per_s_per_gpu;
+        FieldEditResult built = bridgeScenario(deepseek_sample, row);
+        if (built.ok())
+            c.scenario = std::move(*built.scenario);
+        else
+            c.note = "not expressible: " + formatAll(built.diagnostics);
+        cases.push_back(std::move(c));
+    }
+}
+
 std::vector<CalibrationCase> buildCases() {
     std::vector<CalibrationCase> cases;
     addSc21Cases(cases);
     addGpt3Case(cases);
     addDeepSeekCases(cases);
     addDeepEpCases(cases);
+    addBlackwellCases(
+        cases, embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml"));
     return cases;
 }
 
@@ -328,6 +450,9 @@ double predictedValue(const CalibrationCase& c, const Report& report) {
         return report.step[StepItem::bubble];
     case CalibrationMetric::optimizer_s:
         return report.step[StepItem::optimizer];
+    case CalibrationMetric::tokens_per_s_per_gpu:
+        return static_cast<double>(c.scenario->training.global_batch) * c.scenario->model.seq_len /
+               (report.step_time_s * report.gpus);
     case CalibrationMetric::not_comparable:
         break;
     }

@@ -22,10 +22,23 @@ namespace efficiency {
 // on 132 SMs: 16 waves, 97% useful), so tile and wave quantization (gemmTileEfficiency) comes on
 // top of this constant rather than inside it. Not fitted to the calibration cases.
 constexpr double kGemmBf16 = 0.70;
-// FP8 GEMMs with DeepSeek-style fine-grained (1x128 / 128x128) scaling reach a smaller share of
-// the doubled FP8 peak: promotion to CUDA cores every 128 elements and the quantization kernels
-// cost throughput (DeepSeek-V3 report, section 3.3). ~50% of the FP8 peak = 1.4x BF16 speed.
-constexpr double kGemmFp8 = 0.50;
+// FP8 GEMMs by scaling recipe (model.precision.fp8_recipe), as shares of the dense FP8 peak.
+// Per-tensor scales (delayed, tensorwise) are two scalars the epilogue applies, so the main loop
+// is the BF16 one at twice the rate: the same share as BF16. (A secondary cuBLASLt FP8
+// measurement at 8192-cubed reached ~1,610 TFLOPS on an 8-GPU Hopper node whose model the
+// report does not state: 0.81 of H100's 1,979, above this.)
+constexpr double kGemmFp8PerTensor = kGemmBf16;
+// DeepSeek-V3's blockwise recipe (1x128 activation tiles, 128x128 weight blocks) promotes the
+// partial sums to FP32 CUDA-core registers every 128 elements of k (report, section 3.3.2),
+// which costs tensor-core throughput. DeepGEMM's first README (deepseek-ai/DeepGEMM a6d97a1,
+// H800, operands already FP8) measures its contiguous grouped GEMMs - the DeepSeek-V3 expert
+// shapes, k = 7168 and 2048 - at 1297, 1099, 1288 and 1093 TFLOPS: mean 1194 = 0.60 of 1979.
+constexpr double kGemmFp8Blockwise = 0.60;
+// MXFP8's 1x32 E8M0 block scales are applied by Blackwell's tensor cores ("native hardware
+// acceleration on Blackwell GPUs (SM 10.0+)", Transformer Engine docs, MXFP8), so no promotion
+// leaves the tensor core: the same share as BF16. ASSUMED: no published B200 MXFP8 GEMM
+// throughput was found to check it against.
+constexpr double kGemmMxfp8 = kGemmBf16;
 // FlashAttention-3 BF16 reaches ~75% of peak forward and ~50% backward on H100; the
 // fwd+bwd blend weighted by FLOPs (bwd = 2x fwd) is ~0.55.
 constexpr double kAttentionCore = 0.55;
@@ -79,20 +92,73 @@ constexpr double kPermutePassesPerSlot = 4.0;
 // DeepSeek-V3 (report, section 3.2.2) dedicates 20 of the H800's 132 SMs to all-to-all while
 // DualPipe overlaps it, so compute runs on the remaining ~85%.
 constexpr double kOverlapCommSmShare = 20.0 / 132.0;
+// Quantization passes of FP8 GEMMs, in bytes of HBM traffic per element over one training step
+// (forward and backward), for the GEMM's input activation X (m x k) and for the gradient of its
+// output dY (m x n). The GEMMs write their outputs in BF16 with the scales applied in the
+// epilogue, so there is no separate dequantize pass. Weights are quantized once per optimizer
+// step (cached across micro-batches) and not charged here.
+// - delayed: Transformer Engine's fused cast-transpose reads the BF16 tensor once (2 B) and
+//   writes the FP8 tensor and its transpose for the weight gradient (1 + 1 B): 4 B, for X and dY.
+// - tensorwise (current scaling): "FP8 Current Scaling requires two tensor reads per
+//   quantization: one to compute amax, one to cast" (TE docs, FP8 Delayed Scaling): 6 B.
+// - blockwise: X is cast to 1x128 tiles in forward (read 2, write 1 + a 4-byte FP32 scale per
+//   128: 3.03 B); backward reads it, dequantizes, transposes and re-quantizes it into 128x1
+//   tiles (DeepSeek-V3 report, section 3.5: read 1.03, write 1.03): 5.09 B in all. dY is cast
+//   both ways from BF16 (read 2, write 2 x 1.03): 4.06 B.
+// - mxfp8: TE quantizes row-wise and column-wise 1x32 blocks (an E8M0 byte per 32) in one pass:
+//   read 2, write 2 x (1 + 1/32) = 4.06 B, for X and dY.
+struct QuantizeBytes {
+    double input_per_element, output_grad_per_element;
+};
+constexpr double kFp8BlockScaleBytes = 4.0 / 128.0;
+constexpr double kMxScaleBytes = 1.0 / 32.0;
+constexpr QuantizeBytes kQuantizeDelayed{2.0 + 2.0, 2.0 + 2.0};
+constexpr QuantizeBytes kQuantizeTensorwise{2.0 + 2.0 + 2.0, 2.0 + 2.0 + 2.0};
+constexpr QuantizeBytes kQuantizeBlockwise{(2.0 + 1.0 + kFp8BlockScaleBytes) +
+                                               2.0 * (1.0 + kFp8BlockScaleBytes),
+                                           2.0 + 2.0 * (1.0 + kFp8BlockScaleBytes)};
+constexpr QuantizeBytes kQuantizeMxfp8{2.0 + 2.0 * (1.0 + kMxScaleBytes),
+                                       2.0 + 2.0 * (1.0 + kMxScaleBytes)};
 // Adam step bytes per parameter of this GPU's optimizer shard: fp32 master, m and v read and
 // written (24), fp32 gradient read (4), bf16 weight written (2).
 constexpr double kAdamBytesPerParam = 30.0;
 } // namespace efficiency
+
+namespace {
+struct Fp8Mode {
+    double gemm_share;
+    efficiency::QuantizeBytes quantize;
+};
+Fp8Mode fp8Mode(Fp8Recipe recipe) {
+    switch (recipe) {
+    case Fp8Recipe::delayed:
+        return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeDelayed};
+    case Fp8Recipe::tensorwise:
+        return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeTensorwise};
+    case Fp8Recipe::blockwise:
+        return {efficiency::kGemmFp8Blockwise, efficiency::kQuantizeBlockwise};
+    case Fp8Recipe::mxfp8:
+        return {efficiency::kGemmMxfp8, efficiency::kQuantizeMxfp8};
+    }
+    return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeDelayed};
+}
+} // namespace
 
 HardwareRates hardwareRates(const Scenario& s) {
     const GpuSpec& gpu = s.cluster.gpu;
     HardwareRates r;
     const bool overlaps_comm = s.layout.schedule == PipelineSchedule::dualpipe;
     const double sm_share = overlaps_comm ? 1.0 - efficiency::kOverlapCommSmShare : 1.0;
-    const bool fp8 = s.model.compute_precision == Precision::fp8;
-    r.gemm_flops = (fp8 ? gpu.fp8_tflops * 1e12 * efficiency::kGemmFp8
-                        : gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16) *
-                   sm_share;
+    r.bf16_gemm_flops = gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16 * sm_share;
+    r.gemm_flops = r.bf16_gemm_flops;
+    if (s.model.compute_precision == Precision::fp8) {
+        const Fp8Mode mode = fp8Mode(s.model.fp8_recipe);
+        r.gemm_flops = gpu.fp8_tflops * 1e12 * mode.gemm_share * sm_share;
+        // Spread over the step's three forward-pass equivalents (forward + a backward of two),
+        // because the backward is priced as a multiple of the forward.
+        r.quantize_input_bytes = mode.quantize.input_per_element / 3.0;
+        r.quantize_output_bytes = mode.quantize.output_grad_per_element / 3.0;
+    }
     // The SMs the communication kernels hold are not there for GEMM tiles either.
     r.gemm_sms = static_cast<int>(std::lround(gpu.sm_count * sm_share));
     r.gemm_input_bytes = bytesPerElement(s.model.compute_precision);
@@ -143,6 +209,13 @@ double streamed_s(const GemmShape& g, double groups, const HardwareRates& r) {
 }
 } // namespace
 
+// FP8 quantization passes of the GEMM's activations (its rows of A and of the output gradient),
+// memory-bound; 0 for BF16 GEMMs. Per forward-pass equivalent (hardwareRates).
+double quantize_s(const GemmShape& g, double groups, const HardwareRates& r) {
+    return groups * g.m * (g.k * r.quantize_input_bytes + g.n * r.quantize_output_bytes) /
+           r.hbm_bytes_s;
+}
+
 // Roofline: compute at the sustained rate scaled by the tile efficiency, or streaming A, B and
 // C once through HBM, whichever is longer. Monotone in m, n and k: compute is waves / split_k x
 // a tile's k-long work, which never shrinks as tiles are added, and bytes only grow.
@@ -151,7 +224,7 @@ double gemm_s(const GemmShape& g, const HardwareRates& r) {
         return 0;
     const double flops = 2.0 * g.m * g.n * g.k;
     const double compute_s = flops / (r.gemm_flops * gemmTileEfficiency(g, r.gemm_sms));
-    return std::max(compute_s, streamed_s(g, 1.0, r));
+    return std::max(compute_s, streamed_s(g, 1.0, r)) + quantize_s(g, 1.0, r);
 }
 
 // A strided-batched GEMM (cuBLAS gemmStridedBatched, as torch.baddbmm/bmm run): `batch` equal
@@ -181,7 +254,7 @@ double groupedGemm_s(const GemmShape& g, double groups, const HardwareRates& r) 
     const double padded_rows = std::max(kGemmTileRows, g.m + kGemmTileRows / 2);
     const double padded_cols = std::ceil(g.n / kGemmTileCols) * kGemmTileCols;
     const double compute_s = 2.0 * groups * padded_rows * padded_cols * g.k / r.gemm_flops;
-    return std::max(compute_s, streamed_s(g, groups, r));
+    return std::max(compute_s, streamed_s(g, groups, r)) + quantize_s(g, groups, r);
 }
 
 // ---- compute ------------------------------------------------------------------------------------
@@ -349,8 +422,20 @@ double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const Hardwa
     return mlpGemms_s(m.mlp, m.hidden, m.ffn_hidden, tp, tokens, r) + mlpActivation_s(m, tokens, r);
 }
 
+// The gating GEMM and the output head stay in BF16 under FP8 training ("we maintain the original
+// precision (e.g., BF16 or FP32) for the following components: the embedding module, the output
+// head, MoE gating modules, normalization operators, and attention operators", DeepSeek-V3
+// report, section 3.3; Megatron's output layer is not a Transformer Engine FP8 module).
+HardwareRates bf16GemmRates(const HardwareRates& r) {
+    HardwareRates bf16 = r;
+    bf16.gemm_flops = r.bf16_gemm_flops;
+    bf16.gemm_input_bytes = bytesPerElement(Precision::bf16);
+    bf16.quantize_input_bytes = bf16.quantize_output_bytes = 0;
+    return bf16;
+}
+
 double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
-    return gemm_s({tokens, double(m.experts), double(m.hidden)}, r);
+    return gemm_s({tokens, double(m.experts), double(m.hidden)}, bf16GemmRates(r));
 }
 
 double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
@@ -361,7 +446,7 @@ double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const H
 }
 
 double lmHeadForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    return columnParallel_s(tokens, tp, m.hidden, double(m.vocab), r);
+    return columnParallel_s(tokens, tp, m.hidden, double(m.vocab), bf16GemmRates(r));
 }
 
 ExpertGemmShape expertGemmShape(const Scenario& s) {

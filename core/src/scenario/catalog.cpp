@@ -52,6 +52,8 @@ GpuSpec parseGpu(const YAML::Node& entry) {
     gpu.scale_up_fabric = required<std::string>(entry, "scale_up_fabric", id);
     gpu.power_w = required<double>(entry, "power_w", id);
     gpu.price_usd = required<double>(entry, "price_usd", id);
+    // Absent: no hardware MX block scaling (everything before Blackwell).
+    gpu.mxfp8 = entry["mxfp8"] ? entry["mxfp8"].as<bool>() : false;
     return gpu;
 }
 

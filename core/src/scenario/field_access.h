@@ -63,6 +63,10 @@ constexpr auto allValues(MlpKind) {
 constexpr auto allValues(AttentionKernel) {
     return std::array{AttentionKernel::flash, AttentionKernel::unfused};
 }
+constexpr auto allValues(Fp8Recipe) {
+    return std::array{Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::blockwise,
+                      Fp8Recipe::mxfp8};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

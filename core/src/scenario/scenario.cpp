@@ -18,6 +18,8 @@ constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
 constexpr const char* kMlpKindNames[] = {"swiglu", "gelu"};
 constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
+}
+constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
@@ -122,6 +124,9 @@ const char* toString(MlpKind k) {
 const char* toString(AttentionKernel k) {
     return nameOf(kAttentionKernelNames, k);
 }
+const char* toString(Fp8Recipe r) {
+    return nameOf(kFp8RecipeNames, r);
+}
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);
 }
@@ -165,6 +170,9 @@ std::optional<MlpKind> parseMlpKind(const std::string& s) {
 }
 std::optional<AttentionKernel> parseAttentionKernel(const std::string& s) {
     return parseName<AttentionKernel>(kAttentionKernelNames, s);
+}
+std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s) {
+    return parseName<Fp8Recipe>(kFp8RecipeNames, s);
 }
 std::optional<Dim> parseDim(const std::string& s) {
     return parseName<Dim>(kDimNames, s);

@@ -620,6 +620,12 @@ std::vector<SchemaField> buildFields() {
         "(not A100). Default bf16.");
     add("model.precision.grads", kMember<kModel, &ModelSpec::grad_precision>,
         "Main gradients (memory and data-parallel gradient sync). Default fp32.");
+    add("model.precision.fp8_recipe", kMember<kModel, &ModelSpec::fp8_recipe>,
+        "Scaling of FP8 GEMMs (Megatron-Core --fp8-recipe): delayed or tensorwise = one scale "
+        "per tensor (from an amax history, or the current tensor), blockwise = DeepSeek-V3's "
+        "1x128 activation / 128x128 weight blocks, mxfp8 = 1x32 blocks with E8M0 scales in "
+        "the tensor cores (GPUs with MXFP8 support: Blackwell). Sets the FP8 GEMMs' efficiency "
+        "and their quantization passes; used only with compute = fp8. Default delayed.");
 
     // training
     add("training.global_batch", kMember<kTraining, &TrainingSpec::global_batch>,

@@ -391,6 +391,7 @@ private:
     /// are refused rather than priced at a zero peak.
     void checkPrecision() {
         const GpuSpec& gpu = s_.cluster.gpu;
+        checkFp8Recipe();
         if (!ok("cluster.gpu_overrides.fp8_tflops") || gpu.fp8_tflops > 0)
             return;
         const std::string no_fp8 = gpu.name + " has no FP8 tensor cores";
@@ -404,6 +405,27 @@ private:
                     "model.precision.dispatch = fp8, but " + no_fp8 +
                         ": the experts would dequantize the tokens to BF16, which is not "
                         "modelled; use bf16");
+    }
+
+    /// MXFP8's block scales are applied by the tensor cores, which only Blackwell's have (the
+    /// catalog's mxfp8 capability); a recipe without FP8 GEMMs has nothing to scale.
+    void checkFp8Recipe() {
+        const ModelSpec& m = s_.model;
+        const GpuSpec& gpu = s_.cluster.gpu;
+        const std::string recipe = toString(m.fp8_recipe);
+        if (m.compute_precision != Precision::fp8) {
+            if (m.fp8_recipe != ModelSpec{}.fp8_recipe)
+                warning("model.precision.fp8_recipe",
+                        "model.precision.fp8_recipe = " + recipe +
+                            " has no effect: model.precision.compute = " +
+                            toString(m.compute_precision) + ", not fp8");
+            return;
+        }
+        if (m.fp8_recipe == Fp8Recipe::mxfp8 && !gpu.mxfp8)
+            error("model.precision.fp8_recipe",
+                  "model.precision.fp8_recipe = mxfp8, but " + gpu.name +
+                      " has no MXFP8 tensor cores (block scales in hardware: Blackwell, e.g. b200, "
+                      "gb200); use blockwise, tensorwise or delayed");
     }
 
     void checkTraining() {
