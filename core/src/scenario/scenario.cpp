@@ -18,7 +18,8 @@ constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
-constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
+constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram", "published"};
+constexpr const char* kBalancingMethodNames[] = {"aux_loss", "aux_free", "none", "perfect"};
 
 template <typename E, std::size_t N> const char* nameOf(const char* const (&names)[N], E value) {
     const auto index = static_cast<std::size_t>(value);
@@ -123,6 +124,9 @@ const char* toString(PipelineSchedule s) {
 const char* toString(PopularityModel m) {
     return nameOf(kPopularityModelNames, m);
 }
+const char* toString(BalancingMethod b) {
+    return nameOf(kBalancingMethodNames, b);
+}
 
 std::string toString(const RankOrder& order) {
     std::string text;
@@ -160,6 +164,9 @@ std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s) {
 }
 std::optional<PopularityModel> parsePopularityModel(const std::string& s) {
     return parseName<PopularityModel>(kPopularityModelNames, s);
+}
+std::optional<BalancingMethod> parseBalancingMethod(const std::string& s) {
+    return parseName<BalancingMethod>(kBalancingMethodNames, s);
 }
 
 std::optional<RankOrder> parseRankOrder(const std::string& s) {
