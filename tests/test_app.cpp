@@ -299,15 +299,15 @@ private slots:
         tree->edit(alpha);
         auto* spin = tree->findChild<QDoubleSpinBox*>();
         QVERIFY(spin);
-        QCOMPARE(spin->value(), 0.6);
+        QCOMPARE(spin->value(), 1.0); // not written in the default: the schema's default
         for (int i = 0; i < 3; ++i)
             spin->stepUp(); // each step applies live ...
-        QCOMPARE(window.document()->scenario().routing.zipf_alpha, 0.75);
+        QCOMPARE(window.document()->scenario().routing.zipf_alpha, 1.15);
         QCOMPARE(window.document()->undoStack()->count(), 1); // ... as one undo step
         tree->setCurrentIndex(tree->model()->index(0, 0));    // closes and commits the editor
         QCOMPARE(window.document()->undoStack()->count(), 1);
         window.document()->undoStack()->undo();
-        QCOMPARE(window.document()->scenario().routing.zipf_alpha, 0.6);
+        QCOMPARE(window.document()->scenario().routing.zipf_alpha, 1.0);
 
         // An integer scrub through invalid values: refused steps are shown and skipped, the
         // spin box keeps what the user typed, the valid ones apply as one step.
@@ -370,9 +370,9 @@ private slots:
 
     void warningHighlightsItsGpus() {
         MainWindow window(quiet());
-        // Raw Zipf popularity (no balancing) makes one GPU the straggler.
+        // A raw Zipf what-if (alpha 1, no blend) makes one GPU the straggler.
         QSignalSpy shown(&window, &MainWindow::resultShown);
-        QVERIFY(!hasErrors(window.document()->setField("routing.balance", "0")));
+        QVERIFY(!hasErrors(window.document()->setField("routing.model", "zipf")));
         QVERIFY(shown.wait(5000));
         WarningsModel* model = window.warningsView()->model();
         int row = -1;

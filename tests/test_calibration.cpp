@@ -79,7 +79,8 @@ private slots:
             QVERIFY2(comparable ? (c.scenario.has_value() || !c.note.empty()) : !c.note.empty(),
                      c.id.c_str());
         }
-        QCOMPARE(int(ids.size()), 10 + 1 + 7 + 8 + 3);
+        // + DeepSeek-V3 with perfect balance, + 3 Blackwell rows
+        QCOMPARE(int(ids.size()), 10 + 1 + 7 + 1 + 8 + 3);
     }
 
     void blackwellCasesHoldTheirRows() {
@@ -223,6 +224,37 @@ private slots:
         QVERIFY(*findCase("gpt3-175b")->scenario == *gpt3.scenario);
     }
 
+    void perfectBalanceIsALowerBound() {
+        // A perfectly balanced router (no spread, no sampling noise) is the fastest routing
+        // there is: every balancing method, and every what-if popularity, gives a step at
+        // least as long. Checked on the DeepSeek-V3 sample (EP64, 256 experts, DualPipe) and
+        // on the default scenario's model (EP8, 16 experts, 1F1B).
+        const CalibrationCase* bound = findCase("deepseek-v3-step-perfect");
+        QVERIFY(bound && bound->scenario);
+        QCOMPARE(bound->scenario->routing.balancing, BalancingMethod::perfect);
+        const LoadResult dgx =
+            loadScenarioFile(std::string(MOE_SAMPLES_DIR) + "/dgx-h100-8x8-moe16.yaml");
+        QVERIFY(dgx.ok());
+        for (Scenario base : {*bound->scenario, *dgx.scenario}) {
+            base.routing.balancing = BalancingMethod::perfect;
+            const double perfect_s = evaluate(base).step_time_s;
+            for (BalancingMethod b : {BalancingMethod::aux_loss, BalancingMethod::aux_free}) {
+                for (PopularityModel m : {PopularityModel::published, PopularityModel::uniform,
+                                          PopularityModel::zipf}) {
+                    Scenario s = base;
+                    s.routing.balancing = b;
+                    s.routing.model = m;
+                    s.routing.zipf_alpha = 0.8;
+                    const double step_s = evaluate(s).step_time_s;
+                    QVERIFY2(step_s >= perfect_s, qPrintable(QString("%1 %2: %3 < %4")
+                                                                 .arg(toString(b), toString(m))
+                                                                 .arg(step_s)
+                                                                 .arg(perfect_s)));
+                }
+            }
+        }
+    }
+
     void runIsDeterministicAndPrinted() {
         const CalibrationRun a = runCalibration();
         const CalibrationRun b = runCalibration();
@@ -238,7 +270,8 @@ private slots:
                       r.predicted, r.error_percent);
             }
         }
-        QCOMPARE(int(a.summary.size()), 5); // sc21, gpt3-175b, deepseek-v3, deepep, blackwell
+        // sc21, gpt3-175b, deepseek-v3, deepseek-v3-perfect, deepep, blackwell
+        QCOMPARE(int(a.summary.size()), 6);
         QCOMPARE(a.summary[0].group, std::string("sc21"));
         QCOMPARE(a.summary[0].compared, 10);
         for (const CalibrationGroupSummary& s : a.summary)

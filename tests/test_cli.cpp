@@ -163,7 +163,7 @@ private slots:
         csv.write("8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n");
         csv.close();
         std::string yaml = moe::defaultScenarioYaml();
-        yaml.replace(yaml.find("  model: zipf\n"), 14,
+        yaml.replace(yaml.find("  balancing: aux_loss\n"), 21,
                      "  model: histogram\n  histogram_csv: h.csv\n");
         QFile in(a.filePath("s.yaml"));
         QVERIFY(in.open(QIODevice::WriteOnly));

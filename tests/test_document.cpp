@@ -106,7 +106,7 @@ private slots:
         QCOMPARE(doc.scenario().routing.zipf_alpha, 1.1);
         QCOMPARE(doc.undoStack()->undoText(), QString("Set routing.zipf_alpha = 1.1"));
         doc.undoStack()->undo();
-        QCOMPARE(doc.scenario().routing.zipf_alpha, 0.6);
+        QCOMPARE(doc.scenario().routing.zipf_alpha, defaultScenario().routing.zipf_alpha);
         doc.undoStack()->redo();
         QCOMPARE(doc.scenario().routing.zipf_alpha, 1.1);
 

@@ -119,7 +119,8 @@ private slots:
                  std::string("450"));
         QCOMPARE(getScenarioField(s, "cluster.scale_out.topology").value(),
                  std::string("rail-optimized"));
-        QCOMPARE(getScenarioField(s, "routing.zipf_alpha").value(), std::string("0.6"));
+        QCOMPARE(getScenarioField(s, "routing.balancing").value(), std::string("aux_loss"));
+        QCOMPARE(getScenarioField(s, "routing.model").value(), std::string("published"));
         QCOMPARE(getScenarioField(s, "training.total_tokens").value(), std::string("1e+12"));
         QCOMPARE(getScenarioField(s, "model.precision.grads").value(), std::string("fp32"));
         QCOMPARE(getScenarioField(s, "layout.expert_placement").value(), std::string("[]"));

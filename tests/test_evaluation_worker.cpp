@@ -73,7 +73,7 @@ private slots:
         EvaluationWorker worker;
         Scenario a = defaultScenario();
         Scenario b = a;
-        b.routing.zipf_alpha = a.routing.zipf_alpha + 0.3;
+        b.routing.balancing = BalancingMethod::aux_free; // another routing sample, same graph
         std::thread::id thread_a, thread_b;
         Report report_a, report_b;
         worker.submit([&](EvaluationJob& job) {

@@ -83,6 +83,9 @@ private slots:
     void cacheGivesTheSameSample();
     void popularitySumsToOne();
     void zipfAlphaZeroIsUniform();
+    void publishedSpreadHandComputed();
+    void perfectBalanceHasNoNoise();
+    void publishedFiguresPerMethod();
     void balanceBlendsTowardUniform();
     void zipfPopularityIsAModelProperty();
     void histogramRowsPerLayer();
@@ -186,8 +189,8 @@ void TestExpertLoad::popularitySumsToOne() {
     Scenario sc = makeScenario(shape);
     const Placement p = place(sc);
     sc.routing.histogram = {{5, 0, 3, 1, 0, 0, 2, 7, 1, 1, 0, 0, 0, 4, 4, 9}};
-    for (PopularityModel m :
-         {PopularityModel::uniform, PopularityModel::zipf, PopularityModel::histogram}) {
+    for (PopularityModel m : {PopularityModel::uniform, PopularityModel::zipf,
+                              PopularityModel::histogram, PopularityModel::published}) {
         for (double balance : {0.0, 0.3, 1.0}) {
             sc.routing.model = m;
             sc.routing.zipf_alpha = 1.3;
@@ -214,6 +217,75 @@ void TestExpertLoad::zipfAlphaZeroIsUniform() {
     const ExpertLoad l = sampleExpertLoad(sc, place(sc));
     for (double pe : l.popularity)
         QCOMPARE(pe, 1.0 / 8);
+}
+
+void TestExpertLoad::publishedSpreadHandComputed() {
+    // model: published with balancing aux_loss, E = 8: MaxVio v = 0.52 (Wang et al. 2024,
+    // Table 2, 3B) puts the hottest expert at (1 + v)/E = 1.52/8 = 0.19 and the other 7 at
+    // (1 - 0.19)/7 = 0.81/7 = 0.115714285714... each: max/mean - 1 = 0.19 * 8 - 1 = 0.52.
+    Scenario sc = makeScenario({});
+    sc.routing.model = PopularityModel::published;
+    sc.routing.balancing = BalancingMethod::aux_loss;
+    const Placement p = place(sc);
+    const ExpertLoad l = sampleExpertLoad(sc, p);
+    for (int layer = 0; layer < 4; ++layer) {
+        int hot = 0;
+        for (int e = 0; e < 8; ++e) {
+            const double pe = l.popularity[layer * 8 + e];
+            if (std::abs(pe - 0.19) < 1e-15)
+                ++hot;
+            else
+                QVERIFY2(std::abs(pe - 0.81 / 7) < 1e-15, qPrintable(QString::number(pe)));
+        }
+        QCOMPARE(hot, 1);
+    }
+    // aux_free, E = 256: v = 0.04 -> hot 1.04/256 = 0.0040625, the rest
+    // (1 - 0.0040625)/255 = 0.99593750/255 = 0.003905637254902 each.
+    Shape big;
+    big.experts = 256;
+    big.layers = 2;
+    Scenario ds = makeScenario(big);
+    ds.routing.balancing = BalancingMethod::aux_free;
+    const ExpertLoad d = sampleExpertLoad(ds, place(ds));
+    const auto [lo, hi] = std::minmax_element(d.popularity.begin(), d.popularity.begin() + 256);
+    QVERIFY(std::abs(*hi - 0.0040625) < 1e-15);
+    QVERIFY(std::abs(*lo - 0.99593750 / 255) < 1e-15);
+    // The hot expert is a seeded draw per layer: a different seed moves it in some layer.
+    Scenario other = sc;
+    other.routing.seed = sc.routing.seed + 1;
+    const ExpertLoad m = sampleExpertLoad(other, p);
+    QVERIFY(m.popularity != l.popularity);
+}
+
+void TestExpertLoad::perfectBalanceHasNoNoise() {
+    // balancing: perfect gives every expert exactly slots/E: with E = 8 experts on EP 8 and
+    // slots = ep * tokens * k = 8 * 1024 * 2 = 16384 per group, each rank gets 16384/8 = 2048
+    // in every group and layer, and the imbalance is exactly 1, even with a Zipf model written
+    // (perfect overrides the popularity).
+    Scenario sc = makeScenario({});
+    sc.routing.balancing = BalancingMethod::perfect;
+    sc.routing.model = PopularityModel::zipf;
+    sc.routing.zipf_alpha = 1.5;
+    const ExpertLoad l = sampleExpertLoad(sc, place(sc));
+    QCOMPARE(l.slots_per_group, 16384.0);
+    for (double t : l.rank_tokens)
+        QCOMPARE(t, 2048.0);
+    QCOMPARE(l.max_imbalance, 1.0);
+    QCOMPARE(l.mean_imbalance, 1.0);
+    // Every other method samples, so its busiest rank carries more than the mean.
+    for (BalancingMethod b : {BalancingMethod::aux_loss, BalancingMethod::aux_free}) {
+        sc.routing.balancing = b;
+        sc.routing.model = PopularityModel::published;
+        QVERIFY(sampleExpertLoad(sc, place(sc)).max_imbalance > 1.0);
+    }
+}
+
+void TestExpertLoad::publishedFiguresPerMethod() {
+    // The published MaxVio per method (Wang et al. 2024, arXiv 2408.15664, Table 2).
+    QCOMPARE(publishedMaxViolation(BalancingMethod::aux_loss).value_or(-1), 0.52);
+    QCOMPARE(publishedMaxViolation(BalancingMethod::aux_free).value_or(-1), 0.04);
+    QCOMPARE(publishedMaxViolation(BalancingMethod::perfect).value_or(-1), 0.0);
+    QVERIFY(!publishedMaxViolation(BalancingMethod::none).has_value());
 }
 
 void TestExpertLoad::balanceBlendsTowardUniform() {
@@ -377,6 +449,7 @@ void TestExpertLoad::uniformHugeSlotsNearlyBalanced() {
     shape.micro_batch = 16;
     shape.seq_len = 8192;
     Scenario sc = makeScenario(shape);
+    sc.routing.model = PopularityModel::uniform;
     const ExpertLoad l = sampleExpertLoad(sc, place(sc));
     QCOMPARE(l.slots_per_group, 2097152.0);
     const double sd = std::sqrt(2097152.0 / 8 * 7 / 8);

@@ -85,9 +85,12 @@ private slots:
         QTest::newRow("default uniform") << "dgx-h100-8x8-moe16.yaml"
                                          << "routing.model"
                                          << "uniform";
-        QTest::newRow("default raw zipf") << "dgx-h100-8x8-moe16.yaml"
-                                          << "routing.balance"
-                                          << "0";
+        QTest::newRow("default zipf") << "dgx-h100-8x8-moe16.yaml"
+                                      << "routing.model"
+                                      << "zipf";
+        QTest::newRow("default perfect") << "dgx-h100-8x8-moe16.yaml"
+                                         << "routing.balancing"
+                                         << "perfect";
         QTest::newRow("mixtral") << "mixtral-8x7b-32xh100.yaml"
                                  << ""
                                  << "";

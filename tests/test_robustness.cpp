@@ -278,7 +278,7 @@ private slots:
             weights += ",1";
         write(a, "h.csv", weights + "\n");
         std::string yaml = defaultScenarioYaml();
-        yaml.replace(yaml.find("  model: zipf\n"), 14,
+        yaml.replace(yaml.find("  balancing: aux_loss\n"), 21,
                      "  model: histogram\n  histogram_csv: h.csv\n");
         const std::string from = a.path().toStdString(), to = b.path().toStdString();
         const LoadResult original = loadScenarioText(yaml, "s.yaml", from);

@@ -149,13 +149,14 @@ private slots:
         QCOMPARE(s->cluster.nics_per_node, 16);
         QCOMPARE(s->layout.ep, 16);
         QCOMPARE(s->layout.expertDp(), 4); // 64 / 16
-        // Same model and training as the default; the routing differs only in its balance
-        // (the sample shows the textbook layout under a well-balanced router).
+        // Same model and training as the default; the routing differs only in its balancing
+        // method (the sample shows the textbook layout under a loss-free balanced router).
         QVERIFY(s->model == defaultScenario().model);
         QVERIFY(s->training == defaultScenario().training);
         RoutingSpec routing = s->routing;
-        QCOMPARE(routing.balance, 0.98);
-        routing.balance = defaultScenario().routing.balance;
+        QCOMPARE(routing.balancing, BalancingMethod::aux_free);
+        QCOMPARE(defaultScenario().routing.balancing, BalancingMethod::aux_loss);
+        routing.balancing = defaultScenario().routing.balancing;
         QVERIFY(routing == defaultScenario().routing);
     }
 
@@ -186,9 +187,11 @@ private slots:
         QCOMPARE(s->layout.schedule, PipelineSchedule::dualpipe);
         QCOMPARE(s->layout.max_nodes_per_token, 4);
         QCOMPARE(toString(s->layout.order), std::string("tp-cp-ep-dp-pp"));
-        QCOMPARE(s->routing.model, PopularityModel::zipf);
-        QCOMPARE(s->routing.zipf_alpha, 0.8);
-        QCOMPARE(s->routing.balance, 0.9);
+        // The report's method (sections 2.1.2, 4.2): auxiliary-loss-free balancing, sampled
+        // from its published spread; no Zipf skew, no blend.
+        QCOMPARE(s->routing.balancing, BalancingMethod::aux_free);
+        QCOMPARE(s->routing.model, PopularityModel::published);
+        QCOMPARE(s->routing.balance, 0.0);
     }
 
     void gb200Nvl72() {
@@ -284,7 +287,7 @@ private slots:
         QCOMPARE(s->layout.vpp, 5);
         QCOMPARE(s->layout.schedule, PipelineSchedule::interleaved);
         QCOMPARE(s->model.layers % (s->layout.pp * s->layout.vpp), 0);
-        QCOMPARE(s->routing.model, PopularityModel::uniform); // routing section omitted
+        QCOMPARE(s->routing.model, PopularityModel::published); // routing section omitted
     }
 };
 

@@ -186,9 +186,9 @@ private slots:
         QCOMPARE(s.layout.ep, 8);
         QCOMPARE(toString(s.layout.order), std::string("tp-cp-ep-dp-pp"));
         QVERIFY(s.layout.schedule == PipelineSchedule::one_f_one_b);
-        QVERIFY(s.routing.model == PopularityModel::zipf);
-        QCOMPARE(s.routing.zipf_alpha, 0.6);
-        QCOMPARE(s.routing.balance, 0.9);
+        QVERIFY(s.routing.balancing == BalancingMethod::aux_loss);
+        QVERIFY(s.routing.model == PopularityModel::published);
+        QCOMPARE(s.routing.balance, 0.0);
         QCOMPARE(s.routing.seed, uint64_t{42});
 
         // Positions of keys, 1-based, as written in the sample.
@@ -228,7 +228,8 @@ private slots:
         QCOMPARE(s.training.micro_batch, 1);
         QCOMPARE(s.training.zero_stage, 1);
         QCOMPARE(s.training.optimizer, std::string("adam"));
-        QVERIFY(s.routing.model == PopularityModel::uniform);
+        QVERIFY(s.routing.model == PopularityModel::published);
+        QVERIFY(s.routing.balancing == BalancingMethod::aux_loss);
         QCOMPARE(s.routing.seed, uint64_t{1});
 
         // GB200: 4 GPUs a tray, 18 trays sharing one NVLink domain.
@@ -704,6 +705,10 @@ layuot:
         QVERIFY(parseFabricTopology("rail-optimized") == FabricTopology::rail_optimized);
         QVERIFY(parseRecompute("selective") == Recompute::selective);
         QVERIFY(parsePopularityModel("histogram") == PopularityModel::histogram);
+        QVERIFY(parsePopularityModel("published") == PopularityModel::published);
+        QVERIFY(parseBalancingMethod("aux_free") == BalancingMethod::aux_free);
+        QVERIFY(parseBalancingMethod("perfect") == BalancingMethod::perfect);
+        QVERIFY(!parseBalancingMethod("aux-free"));
         QVERIFY(parseAttentionKind("mla") == AttentionKind::mla);
         QVERIFY(parseFabric("ethernet") == Fabric::ethernet);
         QVERIFY(parseScaleUpDomain("rack") == ScaleUpDomain::rack);

@@ -547,6 +547,12 @@ const std::vector<Case>& singleProblemCases() {
          "layout.expert_placement",
          "layout.expert_placement places experts, but model.experts = 0 (a dense model has "
          "none)"},
+        // --- routing balancing ---
+        {"balancing none has no published spread",
+         [](Scenario& s) { s.routing.balancing = BalancingMethod::none; }, "routing.model",
+         "routing.balancing = none has no published expert-load spread to sample (no "
+         "publication measures an unbalanced router we could use): set routing.model to "
+         "histogram (your measured loads), zipf (a what-if skew) or uniform"},
         // --- routing histogram ---
         {"histogram missing", [](Scenario& s) { s.routing.model = PopularityModel::histogram; },
          "routing.histogram_csv", "routing.model = histogram needs routing.histogram_csv"},

@@ -60,6 +60,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> discreteFields(con
     f.push_back({"layout.max_nodes_per_token", {"0", "1", "2", "4", "8"}});
     f.push_back({"model.experts", powersOfTwo(8, 512)});
     f.push_back({"model.top_k", {"1", "2", "4", "6", "8", "16"}});
+    for (const char* path : {"routing.balancing", "routing.model"}) {
+        const FieldInfo* field = findScenarioField(path);
+        f.push_back({path, field ? field->choices : std::vector<std::string>{}});
+    }
     return f;
 }
 

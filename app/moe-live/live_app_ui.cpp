@@ -324,6 +324,8 @@ void LiveApp::uiWhatIfs() {
     choiceRow("node limit (max nodes per token)", "layout.max_nodes_per_token");
     choiceRow("experts", "model.experts");
     choiceRow("top-k", "model.top_k");
+    choiceRow("router balancing", "routing.balancing");
+    choiceRow("expert popularity", "routing.model");
     sliderField("Zipf alpha", "routing.zipf_alpha", 0, 2, false, "%.2f");
     sliderField("balance", "routing.balance", 0, 1, false, "%.2f");
     sliderField("capacity factor", "model.capacity_factor", 0, 4, false, "%.2f");

@@ -435,8 +435,8 @@ std::string reportText(const Scenario& s, const Report& r) {
 
     if (s.model.isMoe()) {
         const ExpertLoad& l = r.load;
-        o << "\nExpert load (routing " << toString(s.routing.model) << ", seed " << s.routing.seed
-          << ")\n";
+        o << "\nExpert load (" << toString(s.routing.balancing) << " balancing, routing "
+          << toString(s.routing.model) << ", seed " << s.routing.seed << ")\n";
         o << "  token slots per EP group per micro-batch: " << formatCount(l.slots_per_group)
           << " over " << s.layout.ep << " EP ranks\n";
         o << "  imbalance (busiest EP rank / mean): max " << formatFixed(l.max_imbalance, 2)

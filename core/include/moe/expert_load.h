@@ -1,6 +1,7 @@
 #pragma once
 // Expert load: how many tokens each expert and each GPU gets in one training step, sampled
-// from the routing model (uniform / Zipf / histogram, blended toward uniform by `balance`),
+// from the routing model (the spread published for the router's balancing method by default;
+// uniform / Zipf / histogram on request; blended toward uniform by `balance`),
 // seeded and reproducible. The hot GPU's extra tokens slow its expert GEMMs and the all-to-all
 // into it, and its whole EP group waits for it.
 
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace moe {
@@ -63,6 +65,12 @@ struct ExpertLoad {
 };
 
 class ExpertLoadCache;
+
+/// The expert-load spread published for a balancing method, as MaxVio = hottest expert's load /
+/// mean - 1 over a large sample (Wang et al. 2024, arXiv 2408.15664, Table 2): aux_loss 0.52,
+/// aux_free 0.04, perfect 0; none has no published figure (nullopt). routing.model = published
+/// samples from the popularity with this maximum and the least spread (expert_load.cpp).
+std::optional<double> publishedMaxViolation(BalancingMethod method);
 
 /// Token slots routed per EP group (token stream) per micro-batch: each of its EP x ETP GPUs
 /// feeds tokensPerGpuPerMicroBatch tokens to top_k experts (ExpertLoad::slots_per_group of

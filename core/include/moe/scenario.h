@@ -231,10 +231,20 @@ struct LayoutSpec {
     bool operator==(const LayoutSpec&) const = default;
 };
 
-enum class PopularityModel { uniform, zipf, histogram };
+/// Where the expert popularity comes from: `published` = the spread measured for the router's
+/// balancing method (RoutingSpec::balancing); the others are explicit choices or what-ifs.
+enum class PopularityModel { uniform, zipf, histogram, published };
+
+/// How the router was trained to balance its experts (docs/model.md, "Routing by balancing
+/// method"): an auxiliary load-balancing loss (Switch/GShard/Megatron's aux_loss), DeepSeek's
+/// auxiliary-loss-free expert bias, none at all, or `perfect`: the what-if of a router that
+/// gives every expert exactly its share of every micro-batch (no spread, no sampling noise),
+/// the lower bound on step time.
+enum class BalancingMethod { aux_loss, aux_free, none, perfect };
 
 struct RoutingSpec {
-    PopularityModel model = PopularityModel::uniform;
+    BalancingMethod balancing = BalancingMethod::aux_loss;
+    PopularityModel model = PopularityModel::published;
     double zipf_alpha = 1.0;
     std::string histogram_csv; ///< as written in the file (relative to the scenario)
     /// Loaded histogram: one row per MoE layer, or a single row for every layer.
@@ -273,6 +283,7 @@ const char* toString(Fp8Recipe r);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);
+const char* toString(BalancingMethod b);
 std::string toString(const RankOrder& order); ///< "tp-cp-ep-dp-pp"
 /// The fabric as people write it in prose and tables: "InfiniBand", "Ethernet".
 const char* displayName(Fabric f);
@@ -289,6 +300,7 @@ std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s);
 std::optional<Dim> parseDim(const std::string& s);
 std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s);
 std::optional<PopularityModel> parsePopularityModel(const std::string& s);
+std::optional<BalancingMethod> parseBalancingMethod(const std::string& s);
 /// Parses "tp-cp-ep-dp-pp"; every one of the five dimensions exactly once.
 std::optional<RankOrder> parseRankOrder(const std::string& s);
 

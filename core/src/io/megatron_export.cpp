@@ -96,7 +96,8 @@ std::string exportMegatronArgs(const Scenario& s) {
             std::to_string(c.gpus_per_node) + " pretrain_gpt.py \\\n#     \"${MODEL_ARGS[@]}\"" +
             (s.model.isMoe() ? " \"${MOE_ARGS[@]}\"" : "") +
             " \"${TRAINING_ARGS[@]}\" \"${MODEL_PARALLEL_ARGS[@]}\"\n";
-    text += "# Router skew assumed by the plan (not a Megatron argument): routing " +
+    text += "# Router balance assumed by the plan (not a Megatron argument): " +
+            std::string(toString(s.routing.balancing)) + " balancing, routing " +
             std::string(toString(s.routing.model)) + ", balance " +
             formatNumber(s.routing.balance) + ".\n";
     if (!annotations.empty())

@@ -678,7 +678,8 @@ std::vector<std::string> describeDefaults(const ImportState& st, const Scenario&
         out.push_back("training.total_tokens = " + formatNumber(s.training.total_tokens) +
                       " from the base scenario (no --train-samples or --train-iters)");
     if (s.model.isMoe())
-        out.push_back("routing = " + std::string(toString(s.routing.model)) +
+        out.push_back("routing = " + std::string(toString(s.routing.balancing)) + " balancing, " +
+                      std::string(toString(s.routing.model)) +
                       (s.routing.model == PopularityModel::zipf
                            ? " (alpha " + formatNumber(s.routing.zipf_alpha) + ")"
                            : std::string()) +

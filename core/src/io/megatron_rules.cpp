@@ -430,12 +430,12 @@ std::vector<Rule> buildRules() {
                        st.set("layout.max_nodes_per_token", f);
                }));
     add(notModelled("--moe-router-load-balancing-type", A::many,
-                    "the expert popularity comes from routing.* (set routing.balance: 0 = raw, "
-                    "1 = perfectly balanced), not from the balancing algorithm"));
+                    "set routing.balancing (aux_loss, aux_free, none, perfect) by hand; the "
+                    "import does not read it from the arguments yet"));
     add(notModelled("--moe-router-enable-expert-bias", A::none,
-                    "aux-loss-free balancing shows as routing.balance, not as an argument"));
+                    "aux-loss-free balancing is routing.balancing = aux_free, set by hand"));
     add(notModelled("--moe-router-force-load-balancing", A::none,
-                    "forced balance is routing.balance = 1"));
+                    "forced balance is routing.balancing = perfect"));
     add(mapped("--moe-token-dispatcher-type", A::one, G::moe,
                "matches the model's all-to-all dispatch",
                [](ImportState& st, const MegatronFlag& f, FlagReport& report) {

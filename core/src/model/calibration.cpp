@@ -264,6 +264,21 @@ void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
             c.scenario = scenario;
         cases.push_back(std::move(c));
     }
+    // The same run with a perfectly balanced router (routing.balancing = perfect): no real run
+    // can beat it, so it bounds the model from below; the done-when asks for no more
+    // than 15% under the published step. Its own group, so it does not count twice in the
+    // DeepSeek-V3 group's mean.
+    CalibrationCase bound;
+    bound.id = "deepseek-v3-step-perfect";
+    bound.group = "deepseek-v3-perfect";
+    bound.title = "DeepSeek-V3 time/step, perfectly balanced routing (lower bound)";
+    bound.source = source;
+    bound.metric = CalibrationMetric::step_time_s;
+    bound.unit = "s";
+    bound.published = 19.926;
+    bound.scenario = scenario;
+    bound.scenario->routing.balancing = BalancingMethod::perfect;
+    cases.push_back(std::move(bound));
 }
 
 // ---- DeepEP -------------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 // Expert load: seeded routing samples -> tokens per expert -> tokens per EP rank -> imbalance.
 //
 // The model, step by step (see expert_load.h and the guide's "Expert load and the straggler"):
-//   1. popularity p(e) per MoE layer (uniform / Zipf with a seeded permutation per layer /
-//      measured histogram), blended toward uniform by routing.balance;
+//   1. popularity p(e) per MoE layer: by default the spread published for the router's
+//      balancing method (one hot expert per layer at the measured MaxVio, see
+//      publishedMaxViolation); or uniform / Zipf with a seeded permutation per layer (what-if) /
+//      a measured histogram; blended toward uniform by routing.balance. `balancing: perfect`
+//      gives every expert exactly slots / E, with no draw (the lower bound);
 //   2. slots = tokens one EP group (token stream) routes per micro-batch x top_k;
 //   3. per layer and sampled stream, counts ~ Multinomial(slots, p), drawn by conditional
 //      binomials down a binary split tree (normal approximation when n*q*(1-q) > 25, exact
@@ -205,12 +208,37 @@ inline int64_t binomial(int64_t n, double q, Rng& rng) {
 
 // ---- Popularity ----------------------------------------------------------------------------
 
+/// The popularity a published MaxVio v implies: MaxVio gives only the hottest expert's load,
+/// (1 + v) / E; the other E - 1 experts share the rest evenly, (1 - (1 + v)/E) / (E - 1) each.
+/// Of all popularities with that maximum this one has the smallest variance (unequal shares
+/// among the rest only add spread), so it adds no imbalance the measurement does not state. Which
+/// expert is hot is a seeded draw per layer (from the seed and the layer, like Zipf's ranks), so
+/// different layers load different EP ranks. v is clamped to [0, E - 1].
+void publishedSpread(const RoutingSpec& routing, double max_violation, int layer, int experts,
+                     double* p) {
+    const double e = static_cast<double>(experts);
+    const double v = std::clamp(max_violation, 0.0, e - 1.0);
+    const double hot = (1.0 + v) / e;
+    const double rest = experts > 1 ? (1.0 - hot) / (e - 1.0) : 1.0;
+    std::fill(p, p + experts, rest);
+    Rng rng(combine(combine(routing.seed, kPopularityTag), static_cast<uint64_t>(layer)));
+    p[rng.below(static_cast<uint64_t>(experts))] = experts > 1 ? hot : 1.0;
+}
+
 /// Writes the routing probabilities of one MoE layer into p[0..E).
 /// `zipf_weights[r]` = (1/(r+1)^alpha) / sum, shared by all layers; `perm` is scratch of size E.
 void layerPopularity(const RoutingSpec& routing, int layer, int experts,
                      const std::vector<double>& zipf_weights, std::vector<int>& perm, double* p) {
     const double uniform = 1.0 / experts;
-    switch (routing.model) {
+    // A perfectly balanced router leaves no spread, whatever popularity is written.
+    const PopularityModel model =
+        routing.balancing == BalancingMethod::perfect ? PopularityModel::uniform : routing.model;
+    switch (model) {
+    case PopularityModel::published:
+        // Validation refuses `none` here (no published spread); uniform if it slips through.
+        publishedSpread(routing, publishedMaxViolation(routing.balancing).value_or(0.0), layer,
+                        experts, p);
+        break;
     case PopularityModel::uniform:
         std::fill(p, p + experts, uniform);
         break;
@@ -602,6 +630,7 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     const double inv_groups = 1.0 / groups;
 
     const uint64_t step_seed = combine(combine(scenario.routing.seed, kRoutingTag), step);
+    const bool perfect = scenario.routing.balancing == BalancingMethod::perfect;
     double total_dropped = 0;
     double best_ratio = 1.0;
     double hottest_tokens = -1;
@@ -616,12 +645,16 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
         LayerTally tally;
 
         for (int g = 0; g < groups; ++g) {
-            Rng rng(combine(layer_seed, static_cast<uint64_t>(g)));
-            split.draw(slots, rng);
+            if (!perfect) {
+                Rng rng(combine(layer_seed, static_cast<uint64_t>(g)));
+                split.draw(slots, rng);
+            }
             double* ranks =
                 load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
             for (int e = 0; e < experts; ++e) {
-                const double routed = static_cast<double>(split.counts[e]);
+                // Perfect balance: exactly the expected share, slots * p(e) = slots / E.
+                const double routed = perfect ? static_cast<double>(slots) * p[e]
+                                              : static_cast<double>(split.counts[e]);
                 per_expert[e] += routed * inv_groups;
                 // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
                 const double kept = dropping ? std::min(routed, capacity) : routed;

@@ -72,7 +72,12 @@ constexpr auto allValues(PipelineSchedule) {
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};
 }
 constexpr auto allValues(PopularityModel) {
-    return std::array{PopularityModel::uniform, PopularityModel::zipf, PopularityModel::histogram};
+    return std::array{PopularityModel::published, PopularityModel::uniform, PopularityModel::zipf,
+                      PopularityModel::histogram};
+}
+constexpr auto allValues(BalancingMethod) {
+    return std::array{BalancingMethod::aux_loss, BalancingMethod::aux_free, BalancingMethod::none,
+                      BalancingMethod::perfect};
 }
 
 template <typename Enum> std::vector<std::string> namesOf() {

@@ -22,7 +22,8 @@ constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
 constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
-constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
+constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram", "published"};
+constexpr const char* kBalancingMethodNames[] = {"aux_loss", "aux_free", "none", "perfect"};
 
 template <typename E, std::size_t N> const char* nameOf(const char* const (&names)[N], E value) {
     const auto index = static_cast<std::size_t>(value);
@@ -136,6 +137,9 @@ const char* toString(PipelineSchedule s) {
 const char* toString(PopularityModel m) {
     return nameOf(kPopularityModelNames, m);
 }
+const char* toString(BalancingMethod b) {
+    return nameOf(kBalancingMethodNames, b);
+}
 
 std::string toString(const RankOrder& order) {
     std::string text;
@@ -182,6 +186,9 @@ std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s) {
 }
 std::optional<PopularityModel> parsePopularityModel(const std::string& s) {
     return parseName<PopularityModel>(kPopularityModelNames, s);
+}
+std::optional<BalancingMethod> parseBalancingMethod(const std::string& s) {
+    return parseName<BalancingMethod>(kBalancingMethodNames, s);
 }
 
 std::optional<RankOrder> parseRankOrder(const std::string& s) {

@@ -710,8 +710,15 @@ std::vector<SchemaField> buildFields() {
         "listed stay round-robin (expert e on EP rank e mod ep). [] = all round-robin.");
 
     // routing
+    add("routing.balancing", kMember<kRouting, &RoutingSpec::balancing>,
+        "How the router was trained to balance its experts: aux_loss (auxiliary loss, Switch/"
+        "GShard/Megatron default), aux_free (DeepSeek's loss-free expert bias), none, or perfect "
+        "(what-if: every expert gets exactly its share, no sampling noise; the lower bound). "
+        "Default aux_loss.");
     add("routing.model", kMember<kRouting, &RoutingSpec::model>,
-        "Expert popularity per MoE layer. Default uniform.");
+        "Expert popularity per MoE layer: published (the spread measured for routing.balancing, "
+        "sampled per micro-batch), uniform, zipf (what-if skew) or histogram (measured). "
+        "Default published.");
     add("routing.zipf_alpha", kMember<kRouting, &RoutingSpec::zipf_alpha>,
         "Zipf exponent: expert of rank i gets weight proportional to 1/i^alpha.")
         .range(R::atLeast(0))
@@ -719,7 +726,8 @@ std::vector<SchemaField> buildFields() {
     add("routing.histogram_csv", kMember<kRouting, &RoutingSpec::histogram_csv>,
         "CSV of expert weights, relative to the scenario file; required for model: histogram.");
     add("routing.balance", kMember<kRouting, &RoutingSpec::balance>,
-        "Blends the popularity toward uniform: 0 = raw, 1 = perfectly balanced.")
+        "What-if: blends the popularity toward uniform: 0 = raw, 1 = uniform (sampling noise "
+        "remains; balancing: perfect removes it).")
         .range(R::between(0, 1))
         .real(0.05, 2);
     add("routing.seed", kMember<kRouting, &RoutingSpec::seed>,

@@ -671,6 +671,12 @@ private:
 
     void checkRouting() {
         const RoutingSpec& r = s_.routing;
+        if (moe_ && r.model == PopularityModel::published && r.balancing == BalancingMethod::none)
+            error("routing.model",
+                  "routing.balancing = none has no published expert-load spread to sample "
+                  "(no publication measures an unbalanced router we could use): set "
+                  "routing.model to histogram (your measured loads), zipf (a what-if skew) or "
+                  "uniform");
         if (r.model != PopularityModel::histogram || !moe_)
             return;
         const std::string field = "routing.histogram_csv";

@@ -215,9 +215,10 @@ void addStageBlocks(QCustomPlot* plot, const Placement& placement, int pp, int c
     plot->xAxis2->setRange(plot->xAxis->range());
 }
 
-/// "zipf α 1.2, balance 0.3, seed 7": the routing model behind the sample.
+/// "aux_loss balancing, zipf α 1.2, balance 0.3, seed 7": the routing model behind the sample.
 QString routingText(const RoutingSpec& routing) {
-    QString model = QString::fromLatin1(toString(routing.model));
+    QString model = QString::fromLatin1(toString(routing.balancing)) +
+                    QStringLiteral(" balancing, ") + QString::fromLatin1(toString(routing.model));
     if (routing.model == PopularityModel::zipf)
         model += QStringLiteral(" α %1").arg(routing.zipf_alpha);
     model += QStringLiteral(", balance %1, seed %2").arg(routing.balance).arg(routing.seed);
