@@ -23,9 +23,11 @@ enum class CalibrationMetric {
     /// Megatron's achieved TFLOP/s per GPU: megatronFlopsPerStep / (step time x GPUs). Counts
     /// the recompute forward, as the published figure does.
     megatron_tflops_per_gpu,
-    step_time_s,    ///< the whole optimizer step, seconds
-    bubble_s,       ///< pipeline bubble of the step (report's exposed bubble), seconds
-    optimizer_s,    ///< optimizer update of the step, seconds
+    step_time_s, ///< the whole optimizer step, seconds
+    bubble_s,    ///< pipeline bubble of the step (report's exposed bubble), seconds
+    /// The optimizer phase (Report::optimizer_phase): from the pipeline's last backward to the
+    /// step's end, the exposed gradient sync, the optimizer and an unoverlapped weight gather.
+    optimizer_phase_s,
     not_comparable, ///< the planner has no output that maps to the figure (see `note`)
 };
 

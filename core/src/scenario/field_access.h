@@ -57,6 +57,10 @@ constexpr auto allValues(AttentionKind) {
 constexpr auto allValues(Recompute) {
     return std::array{Recompute::none, Recompute::selective, Recompute::full};
 }
+constexpr auto allValues(DpOverlap) {
+    return std::array{DpOverlap::none, DpOverlap::grad_reduce,
+                      DpOverlap::grad_reduce_and_param_gather};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

@@ -16,6 +16,7 @@ constexpr const char* kFabricNames[] = {"infiniband", "ethernet"};
 constexpr const char* kFabricTopologyNames[] = {"fat-tree", "rail-optimized"};
 constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+constexpr const char* kDpOverlapNames[] = {"none", "grad-reduce", "grad-reduce-and-param-gather"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram"};
@@ -113,6 +114,10 @@ const char* toString(AttentionKind a) {
 }
 const char* toString(Recompute r) {
     return nameOf(kRecomputeNames, r);
+}
+
+const char* toString(DpOverlap o) {
+    return nameOf(kDpOverlapNames, o);
 }
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);
