@@ -354,9 +354,13 @@ private slots:
         QCLOSE(dp->exposed_s, dp_exposed);
         QCLOSE(edp->exposed_s, edp_exposed);
 
-        // Optimizer: Adam touches 30 B per parameter of this GPU's ZeRO-1 shard,
-        // 10,458,112 / 8 + 12,582,912 / 2 = 7,598,720 parameters, at the HBM rate.
-        const double optimizer = (dense_params / 8 + expert_params / 2) * 30 / kHbm;
+        // Optimizer: Adam and the gradient norm touch 34 B per parameter of this GPU's ZeRO-1
+        // shard (FP32 moments; test_step_costs optimizerStep), 10,458,112 / 8 + 12,582,912 / 2
+        // = 7,598,720 parameters, at the HBM rate; then the norm's all-reduce of 4 B over the
+        // 8 GPUs (2 x 3 NVLink steps + 2 NIC steps, ~20 us).
+        const double norm_allreduce = 2 * (3 * kAlphaUp + 3.0 / kUp) + 2 * kAlphaOut + 1.0 / kOut;
+        const double optimizer =
+            (dense_params / 8 + expert_params / 2) * 34 / kHbm + norm_allreduce;
         QCLOSE(item(r.step, StepItem::optimizer), optimizer);
 
         // The step: per-micro-batch items x 2 micro-batches, plus the sync and the optimizer.

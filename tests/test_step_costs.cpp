@@ -498,6 +498,74 @@ private slots:
         QCOMPARE(bucketGatherHead_s({1, 1}, {0, 3}), 1.0);
     }
 
+    /// The optimizer's HBM bytes per parameter of the shard: master weight and both moments
+    /// read and written, the FP32 main gradient read twice (norm, update), the BF16 weight
+    /// written. FP32 moments: 2 x (4 + 4 + 4) + 2 x 4 + 2 = 34 B; BF16 moments (DeepSeek-V3):
+    /// 2 x (4 + 2 + 2) + 8 + 2 = 26 B. The memory model holds 12 and 8 B of state.
+    void optimizerStep() {
+        QCLOSE(optimizerBytesPerParam(hand()), 34.0);
+        const Scenario bf16 = hand({"training.optimizer_states=bf16"});
+        QCLOSE(optimizerBytesPerParam(bf16), 26.0);
+        QCLOSE(optimizerStateBytesPerParam(hand().training), 12.0);
+        QCLOSE(optimizerStateBytesPerParam(bf16.training), 8.0);
+        // The norm's all-reduce of 4 B over all 8 GPUs, 2 nodes of 4 (collectives.cpp,
+        // hierarchical): 2 x (3 NVLink steps + 3/4 x 4 B / kUp) + 2 x (1 NIC step) +
+        // 2 x 1/2 x (4 B / 4) / kOut = 12 us + 8 us + a few bytes' worth: ~20.00004 us.
+        const double norm = 2 * (3 * kAlphaUp + 3.0 / kUp) + 2 * kAlphaOut + 1.0 / kOut;
+        QCLOSE(gradNormAllReduce_s(hand(), hardwareRates(hand())), norm);
+        QCLOSE(evaluate(hand()).costs->grad_norm_allreduce_s, norm);
+        // One GPU: nothing to reduce.
+        QCOMPARE(gradNormAllReduce_s(hand({"cluster.nodes=1", "cluster.gpus_per_node=1",
+                                           "layout.dp=1", "layout.ep=1"}),
+                                     hardwareRates(hand())),
+                 0.0);
+    }
+
+    /// The optimizer phase on the hand scenario (one stage, two buckets: layer 0 and layer 1)
+    /// for each DP overlap. Without overlap, the whole reduction (R, both buckets' reduce-
+    /// scatters) follows the last backward, then the norm's all-reduce and the update (U), then
+    /// the whole all-gather (G): the step's two ends are R + U + G, none of it at the start.
+    /// Overlapped reduction only: the tail is bucketSyncTail_s of the buckets (as with full
+    /// overlap), and G still follows the update. Full overlap: G moves to the step's start
+    /// (bucketGatherHead_s) and the phase is the tail + U.
+    void optimizerPhase() {
+        auto phase = [](const std::string& overlap) {
+            const Report r = evaluate(hand({"training.dp_overlap=" + overlap}));
+            return std::pair{r, priceStep(*r.costs, r.load)};
+        };
+        const auto [none, pn] = phase("none");
+        const StepCostModel& m = *none.costs;
+        const StageSync& sync = m.stages[0].sync;
+        const double R = sync.dp_grad_s + sync.edp_grad_s, G = sync.dp_gather_s + sync.edp_gather_s;
+        const double U = m.grad_norm_allreduce_s + sync.optimizer_s;
+        QVERIFY(R > 0 && G > 0 && U > 0);
+        QCLOSE(pn.optimizer_phase.grad_sync_s, R);
+        QCLOSE(pn.optimizer_phase.optimizer_s, U);
+        QCLOSE(pn.optimizer_phase.grad_norm_allreduce_s, m.grad_norm_allreduce_s);
+        QCLOSE(pn.optimizer_phase.param_gather_s, G);
+        QCLOSE(pn.step[StepItem::dp_sync], R + G);
+        QCLOSE(pn.step[StepItem::optimizer], U);
+        QCLOSE(none.optimizer_phase.total_s(), R + U + G);
+
+        // Overlapped reduction: the buckets' tail (bucketSyncTail_s at the stage's pace; the
+        // same with or without the gathers overlapped), at least the last-released bucket
+        // (layer 0's) and less than R; the gathers follow the update, or, fully overlapped,
+        // lead the step (at most G of them exposed there).
+        const auto [reduce, pr] = phase("grad-reduce");
+        const auto [full, pf] = phase("grad-reduce-and-param-gather");
+        const std::vector<SyncBucket>& b = reduce.costs->ranks[0].buckets;
+        const double tail = pr.optimizer_phase.grad_sync_s;
+        QVERIFY(tail >= b[0].grad_s && tail < R);
+        QCLOSE(pf.optimizer_phase.grad_sync_s, tail);
+        QCLOSE(pr.optimizer_phase.param_gather_s, G);
+        QCLOSE(pr.step[StepItem::dp_sync], tail + G);
+        QCOMPARE(pf.optimizer_phase.param_gather_s, 0.0);
+        const double head = pf.step[StepItem::dp_sync] - tail;
+        QVERIFY(head > 0 && head <= G);
+        QCLOSE(pf.optimizer_phase.total_s(), tail + U);
+        QVERIFY(full.step_time_s < reduce.step_time_s && reduce.step_time_s < none.step_time_s);
+    }
+
     /// The pricing function on the hand scenario: the step is m x the stage's per-micro-batch
     /// items plus the two ends, priced once per sample; an even sample has no imbalance wait.
     void pricing() {

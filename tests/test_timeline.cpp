@@ -621,6 +621,43 @@ private slots:
         QCOMPARE(item(t, StepItem::dp_sync), 9.0);
         QCOMPARE(item(t, StepItem::attention), 12.0);
         QVERIFY(checkInvariants(t).empty());
+        // No DP overlap: both reduce-scatters (1 s each) start after the last backward
+        // [12,13], [13,14], the optimizer (1 s + a 0.5 s norm all-reduce) [14,15.5], then both
+        // gathers (5 s each) [15.5,25.5]; the forwards no longer wait for them.
+        for (LayerCosts& k : in.costs)
+            k.grad_sync_s = 1.0;
+        in.optimizer_s = {1.0};
+        in.grad_norm_s = 0.5;
+        in.dp_overlap = DpOverlap::none;
+        t = simulateTimeline(in);
+        QVERIFY2(t.ok(), t.error.c_str());
+        QCOMPARE(t.step_time_s, 25.5);
+        QCOMPARE(item(t, StepItem::dp_sync), 12.0);
+        QCOMPARE(item(t, StepItem::optimizer), 1.5);
+        QCOMPARE(item(t, StepItem::attention), 12.0);
+        QVERIFY(checkInvariants(t).empty());
+    }
+
+    /// Each DP overlap on a scenario: the simulated step's ends agree with evaluate's closed
+    /// form (stepEnds), norm barrier included.
+    void dpOverlapAgreesWithEvaluate() {
+        for (const char* overlap : {"none", "grad-reduce", "grad-reduce-and-param-gather"}) {
+            const Scenario s = defaultWith({std::string("training.dp_overlap=") + overlap,
+                                            "cluster.scale_out.bandwidth_gbps=20"});
+            const Report report = evaluate(s);
+            TimelineOptions options;
+            options.uniform_load = true;
+            const Timeline t = simulateTimeline(s, report, options);
+            QVERIFY2(t.ok(), t.error.c_str());
+            QVERIFY(checkInvariants(t).empty());
+            const Report even =
+                evaluate(defaultWith({std::string("training.dp_overlap=") + overlap,
+                                      "cluster.scale_out.bandwidth_gbps=20",
+                                      "routing.model=uniform", "routing.balance=1"}));
+            QVERIFY2(std::abs(t.breakdown[StepItem::optimizer] - even.step[StepItem::optimizer]) <=
+                         1e-6 * even.step_time_s,
+                     overlap);
+        }
     }
 
     /// A scenario whose gradient sync cannot hide (a slow NIC): its exposed part is on the

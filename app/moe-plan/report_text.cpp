@@ -402,6 +402,13 @@ std::string reportText(const Scenario& s, const Report& r) {
     steps.addSeparator();
     steps.addRow({"step", formatSeconds(r.step_time_s, UnitStyle::ascii), "100.0%", ""});
     o << steps.render("  ");
+    const OptimizerPhase& op = r.optimizer_phase;
+    o << "  optimizer phase (after the last backward; DP overlap: "
+      << toString(s.training.dp_overlap) << "): " << formatSeconds(op.total_s(), UnitStyle::ascii)
+      << " = gradient sync " << formatSeconds(op.grad_sync_s, UnitStyle::ascii) << " + optimizer "
+      << formatSeconds(op.optimizer_s, UnitStyle::ascii) << " (gradient-norm all-reduce "
+      << formatSeconds(op.grad_norm_allreduce_s, UnitStyle::ascii) << ") + weight all-gather "
+      << formatSeconds(op.param_gather_s, UnitStyle::ascii) << "\n";
 
     o << "\nTraffic per GPU per step (slowest stage)\n";
     TextTable traffic({"collective", "group", "calls", c.gpu.scale_up_fabric,
@@ -601,6 +608,14 @@ std::string reportJson(const Scenario& s, const Report& r) {
     json.field("gpus", r.gpus);
     json.field("micro_batches", r.micro_batches);
     writeStepFields(json, r.step_time_s, r.step);
+    json.key("optimizer_phase")
+        .beginObject()
+        .field("grad_sync_s", r.optimizer_phase.grad_sync_s)
+        .field("optimizer_s", r.optimizer_phase.optimizer_s)
+        .field("grad_norm_allreduce_s", r.optimizer_phase.grad_norm_allreduce_s)
+        .field("param_gather_s", r.optimizer_phase.param_gather_s)
+        .field("total_s", r.optimizer_phase.total_s())
+        .endObject();
     json.key("params")
         .beginObject()
         .field("total", r.params.total)

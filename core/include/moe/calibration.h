@@ -25,7 +25,9 @@ enum class CalibrationMetric {
     megatron_tflops_per_gpu,
     step_time_s, ///< the whole optimizer step, seconds
     bubble_s,    ///< pipeline bubble of the step (report's exposed bubble), seconds
-    optimizer_s, ///< optimizer update of the step, seconds
+    /// The optimizer phase (Report::optimizer_phase): from the pipeline's last backward to the
+    /// step's end, the exposed gradient sync, the optimizer and an unoverlapped weight gather.
+    optimizer_phase_s,
     /// Training tokens per second per GPU: global batch x sequence / (step time x GPUs)
     tokens_per_s_per_gpu,
     not_comparable, ///< the planner has no output that maps to the figure (see `note`)

@@ -71,6 +71,10 @@ struct StageParams {
 };
 StageParams paramsPerGpu(const Scenario& scenario, const StageLayers& stage);
 
+/// Optimizer state per parameter of a GPU's optimizer shard: the FP32 master weight and Adam's
+/// two moments at training.optimizer_states (4 + 2 x 4 = 12 bytes in FP32, 8 with BF16 moments).
+double optimizerStateBytesPerParam(const TrainingSpec& training);
+
 /// Memory one GPU of a pipeline stage needs, by part (bytes).
 struct MemoryBreakdown {
     int stage = 0;

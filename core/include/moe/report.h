@@ -79,6 +79,8 @@ struct Report {
     std::vector<StageResult> stages;
     StepBreakdown step; ///< the whole step (critical path)
     double step_time_s = 0;
+    /// After the pipeline's last backward: exposed gradient sync, optimizer, weight gather.
+    OptimizerPhase optimizer_phase;
     MemoryBreakdown memory; ///< the stage with the least margin
     Throughput throughput;
     std::vector<DesignWarning> warnings; ///< most severe first (warnings.h)

@@ -186,12 +186,20 @@ enum class Recompute { none, selective, full };
 /// or Megatron's 2021 path that materializes them (baddbmm, fused softmax, dropout, bmm).
 enum class AttentionKernel { flash, unfused };
 
+/// Which data-parallel communication of the distributed optimizer overlaps compute
+/// (Megatron-LM: --overlap-grad-reduce; --overlap-param-gather, which requires it).
+enum class DpOverlap { none, grad_reduce, grad_reduce_and_param_gather };
+
 struct TrainingSpec {
     int64_t global_batch = 1; ///< sequences per optimizer step
     int micro_batch = 1;      ///< sequences per micro-batch per pipeline replica
     double total_tokens = 0;  ///< tokens to train (for time/cost totals)
     std::string optimizer = "adam";
     int zero_stage = 1;
+    /// Adam's two moments (exp_avg, exp_avg_sq); master weights stay FP32. Megatron-LM:
+    /// --use-precision-aware-optimizer --exp-avg-dtype / --exp-avg-sq-dtype.
+    Precision optimizer_states = Precision::fp32;
+    DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
     Recompute recompute = Recompute::none;
     AttentionKernel attention_kernel = AttentionKernel::flash;
     double checkpoint_interval_s = 0; ///< compute time between checkpoints; 0 = optimal (Daly)
@@ -280,6 +288,7 @@ const char* toString(Recompute r);
 const char* toString(MlpKind k);
 const char* toString(AttentionKernel k);
 const char* toString(Fp8Recipe r);
+const char* toString(DpOverlap o);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);

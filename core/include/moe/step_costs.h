@@ -170,6 +170,16 @@ ExpertGemmShape expertGemmShape(const Scenario& scenario);
 /// roofline), plus the permute passes through HBM.
 double expertGemm_s(const ExpertGemmShape& shape, double slots, const HardwareRates& r);
 
+// ---- optimizer ----------------------------------------------------------------------------------
+
+/// HBM bytes the optimizer step moves per parameter of a GPU's optimizer shard: the update
+/// (master weight and moments read and written, gradient read, weight written) and gradient
+/// clipping's norm (the gradient read once more).
+double optimizerBytesPerParam(const Scenario& scenario);
+/// Gradient clipping's all-reduce of the squared norm (one FP32 value) over every GPU of the
+/// distributed optimizer: latency-bound.
+double gradNormAllReduce_s(const Scenario& scenario, const HardwareRates& r);
+
 // ---- communication ------------------------------------------------------------------------------
 
 /// One TP all-gather or reduce-scatter of a layer's (tp x tokens) activations.
@@ -371,8 +381,8 @@ struct RankSync {
     /// In the order the first forward needs them: layer order, the lower stage first. The
     /// last backward releases them in the reverse order.
     std::vector<SyncBucket> buckets;
-    double optimizer_s = 0;
-    double sync_s = 0; ///< every bucket's sync and gather
+    double optimizer_s = 0; ///< the update of its shards (gradient norm included)
+    double sync_s = 0;      ///< every bucket's sync and gather
 };
 
 /// Everything about a step that does not depend on routing. Prepared once per scenario and
@@ -391,12 +401,26 @@ struct StepCostModel {
     double pp_send_s = 0;        ///< one activation (or gradient) send between adjacent stages
     double pp_message_bytes = 0; ///< its size (0 without PP)
     bool pp_scale_out = false;   ///< the pipeline sends leave the scale-up domain
+    DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
+    double grad_norm_allreduce_s = 0; ///< once per step, every rank (gradNormAllReduce_s)
 };
 StepCostModel buildStepCostModel(const Scenario& scenario, const Placement& placement);
 /// The pace of a stage whose busiest EP group carries `factor` x the mean load.
 StagePace stagePace(const StepCostModel& model, double factor);
 
 /// The step priced for one expert-load sample.
+/// The optimizer phase: what runs after the pipeline's last backward until the step ends, by
+/// part, exposed (each part as far as the drain of the other pipeline ranks does not hide it):
+/// the gradient reduction not yet done, the optimizer (gradient norm, its all-reduce and the
+/// update), and the ZeRO weights' all-gather when it is not overlapped with the next forward.
+struct OptimizerPhase {
+    double grad_sync_s = 0;
+    double optimizer_s = 0;           ///< gradient norm, its all-reduce and the update
+    double grad_norm_allreduce_s = 0; ///< of which the norm's all-reduce
+    double param_gather_s = 0;
+    double total_s() const { return grad_sync_s + optimizer_s + param_gather_s; }
+};
+
 struct StepPrice {
     std::vector<StepBreakdown> stage_per_micro_batch; ///< per stage, at the sample's load
     std::vector<double> stage_imbalance;              ///< the factor each stage's EP groups pay
@@ -406,6 +430,7 @@ struct StepPrice {
     StepBreakdown per_micro_batch; ///< of the slowest stage (DualPipe: mean of the rank's two)
     StepBreakdown step;
     double step_time_s = 0;
+    OptimizerPhase optimizer_phase;
 };
 /// The one pricing function: the model plus an expert-load sample give every item of the step.
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load);

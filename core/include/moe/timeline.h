@@ -172,6 +172,8 @@ struct TimelineInput {
     std::vector<int> chunk_first;
     std::vector<LayerCosts> costs;   ///< [lane * layers + layer]
     std::vector<double> optimizer_s; ///< per stage
+    double grad_norm_s = 0;          ///< gradient clipping's all-reduce, once per rank
+    DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
     double pp_send_s = 0;
     double pp_bytes = 0;
     TimelineStream ep_stream = TimelineStream::scale_up;

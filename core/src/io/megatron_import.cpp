@@ -442,6 +442,11 @@ void finishPrecisionAndMemory(ImportState& st) {
     } else {
         t.zero_stage = st.distributed_optimizer ? 1 : 0;
     }
+    // Megatron overlaps neither unless asked; --overlap-param-gather requires
+    // --overlap-grad-reduce (arguments.py asserts it), so alone it counts as both.
+    t.dp_overlap = st.overlap_param_gather  ? DpOverlap::grad_reduce_and_param_gather
+                   : st.overlap_grad_reduce ? DpOverlap::grad_reduce
+                                            : DpOverlap::none;
     t.recompute = st.recompute == "full"        ? Recompute::full
                   : st.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;

@@ -602,12 +602,29 @@ std::vector<Rule> buildRules() {
         }));
     add(assumption("--sequence-parallel", "the model's TP uses sequence parallelism", G::parallel,
                    [](const Scenario& s) { return s.layout.tp > 1; }));
-    add(assumption("--overlap-grad-reduce",
-                   "the model overlaps the data-parallel gradient sync with backward", G::training,
-                   [](const Scenario&) { return true; }));
-    add(assumption("--overlap-param-gather",
-                   "the model overlaps the ZeRO weight all-gather with forward", G::training,
-                   [](const Scenario& s) { return s.training.zero_stage >= 1; }));
+    add(mapped(
+        "--overlap-grad-reduce", A::none, G::training,
+        "training.dp_overlap (Megatron's default: no overlap)",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            st.overlap_grad_reduce = true;
+            st.set("training.dp_overlap", f);
+        },
+        [](const Scenario& s, std::vector<std::string>& out) {
+            if (s.training.dp_overlap != DpOverlap::none)
+                out.push_back("--overlap-grad-reduce");
+        }));
+    add(mapped(
+        "--overlap-param-gather", A::none, G::training,
+        "training.dp_overlap = grad-reduce-and-param-gather (needs --overlap-grad-reduce)",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            st.overlap_param_gather = true;
+            st.set("training.dp_overlap", f);
+        },
+        [](const Scenario& s, std::vector<std::string>& out) {
+            if (s.training.dp_overlap == DpOverlap::grad_reduce_and_param_gather &&
+                s.training.zero_stage >= 1)
+                out.push_back("--overlap-param-gather");
+        }));
     add(assumption("--use-flash-attn", "the model's attention is flash attention", G::model,
                    [](const Scenario&) { return false; }));
     add(notModelled("--decoder-first-pipeline-num-layers", A::one,

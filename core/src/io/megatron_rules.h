@@ -72,6 +72,7 @@ struct ImportState {
     int vocab_divisible_by = 128;
     bool bf16 = false, fp16 = false, fp8 = false, grads_bf16 = false;
     bool distributed_optimizer = false, fsdp = false;
+    bool overlap_grad_reduce = false, overlap_param_gather = false;
     std::string sharding = "optim_grads_params";
     std::optional<int> router_groups, router_group_topk;
     std::string recompute;

@@ -278,8 +278,15 @@ int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches)
 //   and combine (same count, BF16) in flight. Mean routing; skew adds to it.
 // - Workspace: a fixed 3 GB (CUDA context ~0.5 GB, cuBLAS/cuDNN workspaces, NCCL buffers for
 //   the TP/EP/DP/PP communicators) plus 5% of HBM for caching-allocator fragmentation.
+double optimizerStateBytesPerParam(const TrainingSpec& training) {
+    // Megatron-LM's precision-aware optimizer keeps the main (master) parameters in FP32 and
+    // the moments at --exp-avg-dtype / --exp-avg-sq-dtype; DeepSeek-V3 tracks both moments in
+    // BF16 with FP32 master weights (technical report, section 3.3.3).
+    constexpr double kMasterWeightBytes = 4.0;
+    return kMasterWeightBytes + 2.0 * bytesPerElement(training.optimizer_states);
+}
+
 namespace {
-constexpr double kAdamBytesPerParam = 12.0;
 constexpr double kWorkspaceFixedBytes = 3e9;
 constexpr double kWorkspaceHbmShare = 0.05;
 constexpr double kKorthikantiBytesPerElement = 2.0;
@@ -409,7 +416,8 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     }
     mem.gradients_bytes =
         copies * zeroShare(dense_params, expert_params, 2) * bytesPerElement(m.grad_precision);
-    mem.optimizer_bytes = zeroShare(dense_params, expert_params, 1) * kAdamBytesPerParam;
+    mem.optimizer_bytes =
+        zeroShare(dense_params, expert_params, 1) * optimizerStateBytesPerParam(t);
 
     // Activations.
     const double act_scale = bytesPerElement(m.activation_precision) / kKorthikantiBytesPerElement;

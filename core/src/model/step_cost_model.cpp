@@ -161,7 +161,7 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
         sharded ? params.dense_per_gpu / std::max(1, s.layout.dp * s.layout.cp) +
                       params.expert_per_gpu / std::max(1, s.layout.expertDp())
                 : params.dense_per_gpu + params.expert_per_gpu;
-    sync.optimizer_s = optimizerStep_s(shard_params, r);
+    sync.optimizer_s = optimizerStep_s(s, shard_params, r);
     return sync;
 }
 
@@ -355,6 +355,8 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.micro_batches = microBatchesPerStep(s);
     model.tokens = tokensPerGpuPerMicroBatch(s);
     model.rates = hardwareRates(s);
+    model.dp_overlap = s.training.dp_overlap;
+    model.grad_norm_allreduce_s = gradNormAllReduce_s(s, model.rates);
     model.layer = layerPassCosts(s, placement, model.tokens, model.rates);
     model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
     const ParamCounts params = countParams(s.model);

@@ -119,9 +119,6 @@ constexpr QuantizeBytes kQuantizeBlockwise{(2.0 + 1.0 + kFp8BlockScaleBytes) +
                                            2.0 + 2.0 * (1.0 + kFp8BlockScaleBytes)};
 constexpr QuantizeBytes kQuantizeMxfp8{2.0 + 2.0 * (1.0 + kMxScaleBytes),
                                        2.0 + 2.0 * (1.0 + kMxScaleBytes)};
-// Adam step bytes per parameter of this GPU's optimizer shard: fp32 master, m and v read and
-// written (24), fp32 gradient read (4), bf16 weight written (2).
-constexpr double kAdamBytesPerParam = 30.0;
 } // namespace efficiency
 
 namespace {
@@ -480,9 +477,41 @@ double expertGemm_s(const ExpertGemmShape& g, double slots, const HardwareRates&
 
 // ---- memory / optimizer -------------------------------------------------------------------------
 
-// Memory-bound: each parameter of this GPU's optimizer shard streams kAdamBytesPerParam bytes.
-double step_costs_detail::optimizerStep_s(double shard_params, const HardwareRates& r) {
-    return shard_params * efficiency::kAdamBytesPerParam / r.hbm_bytes_s;
+// Megatron-LM's distributed optimizer (docs/user-guide/features/dist_optimizer.md) steps Adam on
+// the FP32 main parameters of this GPU's shard, then copies them into the (BF16) parameter
+// buffer: per parameter it reads and writes the master weight and both moments (2 x the state
+// bytes), reads the main gradient and writes the weight. Gradient clipping first takes the
+// global L2 norm of the gradients (megatron/core/optimizer/clip_grads.py, get_grad_norm_fp32:
+// a multi-tensor L2 norm over the local gradients): one more read of each gradient. Scaling the
+// gradients when the norm exceeds the threshold (only then) is left out. Memory-bound: every
+// byte at the sustained HBM rate. FP32 moments: 2 x 12 + 4 + 4 + 2 = 34 bytes per parameter.
+double optimizerBytesPerParam(const Scenario& s) {
+    const double grad_bytes = bytesPerElement(s.model.grad_precision);
+    return 2.0 * optimizerStateBytesPerParam(s.training) + 2.0 * grad_bytes +
+           bytesPerElement(s.model.weight_precision);
+}
+
+double step_costs_detail::optimizerStep_s(const Scenario& s, double shard_params,
+                                          const HardwareRates& r) {
+    return shard_params * optimizerBytesPerParam(s) / r.hbm_bytes_s;
+}
+
+// The squared norms of every GPU's gradient shards are summed by one all-reduce over the
+// distributed optimizer's ranks, all GPUs (clip_grads.py: all_reduce over
+// grad_stats_parallel_group, which for the distributed optimizer is "all ranks in the
+// distributed optimizer instance", distrib_optimizer.py). One FP32 value: the latency terms of
+// the all-reduce (collectives.cpp, hierarchical ring over the scale-up domains) are all of it.
+// NCCL may pick a tree for so small a message, with fewer steps, so this is an upper bound; the
+// host then reads the norm back (.item()), which keeps it on the critical path.
+double gradNormAllReduce_s(const Scenario& s, const HardwareRates& r) {
+    constexpr double kNormBytes = 4.0;
+    const int gpus = s.cluster.gpuCount();
+    GroupShape world;
+    world.size = gpus;
+    world.gpus_per_domain = std::min(gpus, s.cluster.gpusPerScaleUpDomain());
+    world.domains = (gpus + world.gpus_per_domain - 1) / std::max(1, world.gpus_per_domain);
+    world.nodes = s.cluster.nodes;
+    return allReduce(world, kNormBytes, r.scale_up, r.scale_out).time_s;
 }
 
 // ---- MoE layer ----------------------------------------------------------------------------------

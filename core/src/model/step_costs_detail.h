@@ -6,6 +6,7 @@
 
 namespace moe {
 struct HardwareRates;
+struct Scenario;
 struct PairExposure;
 struct StageCosts;
 struct StagePace;
@@ -14,8 +15,9 @@ struct StepCostModel;
 
 namespace moe::step_costs_detail {
 
-/// The optimizer's step on `shard_params` parameters of this GPU's shard (step_costs.cpp).
-double optimizerStep_s(double shard_params, const HardwareRates& r);
+/// The optimizer's step on `shard_params` parameters of this GPU's shard, gradient norm
+/// included (step_costs.cpp, optimizerBytesPerParam).
+double optimizerStep_s(const Scenario& s, double shard_params, const HardwareRates& r);
 
 /// The exposed all-to-all and TP time of one micro-batch on `stage` at `pace`
 /// (step_price.cpp).

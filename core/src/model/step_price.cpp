@@ -164,22 +164,31 @@ PairBoundary dualPipePairBoundary(const StepCostModel& model, const std::vector<
 /// The gradient sync and optimizer at the step's two ends, exposed.
 struct StepEnds {
     double sync_s = 0, hidden_sync_s = 0, optimizer_s = 0;
+    OptimizerPhase phase;
 };
 
 /// The step's two ends, with the gradient buckets paced by the stages' busiest EP groups (the
-/// DP group waits for its slowest member; `imbalance` per stage). The first stage's (DualPipe:
-/// rank's) first forward waits for its weights' all-gather (bucketGatherHead_s). After the last
-/// backward, each rank's exposed sync (bucketSyncTail_s) and optimizer end past the first
-/// stage's last backward by tail + optimizer - slack: under 1F1B, GPipe and interleaving stage
-/// s finishes its last backward while the s stages before it still drain one backward (of one
-/// chunk) and one send each; DualPipe's ranks all end with their cool-down. The rank reaching
-/// furthest ends the step; what its optimizer does not cover of that is exposed sync.
+/// DP group waits for its slowest member; `imbalance` per stage). Overlapped weight gathers
+/// (DpOverlap::grad_reduce_and_param_gather): the first stage's (DualPipe: rank's) first
+/// forward waits for them (bucketGatherHead_s). Overlapped gradient reduction: each bucket
+/// starts when the last backward releases it, else all start after the last backward
+/// (Megatron without --overlap-grad-reduce reduces them in finalize_model_grads). Times are
+/// counted from the first stage's last backward: under 1F1B, GPipe and interleaving stage s
+/// finishes its last backward earlier by the slack of the s stages before it still draining
+/// one backward (of one chunk) and one send each; DualPipe's ranks all end with their
+/// cool-down. Each rank's reduction ends at its exposed sync (bucketSyncTail_s) - slack.
+/// Gradient clipping's norm all-reduce spans every GPU, so no rank updates before the last
+/// rank's reduction has ended: the step ends at
+///     max_r(sync tail_r - slack_r) + norm all-reduce + max_r(update_r + gather_r),
+/// gather_r being the rank's weight all-gather when not overlapped (after optimizer.step()).
 StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& paces) {
     StepEnds ends;
     if (model.ranks.empty())
         return ends;
     const MoeCosts& moe = model.moe;
     const bool transfers_exposed = model.schedule != PipelineSchedule::dualpipe;
+    const bool reduce_overlapped = model.dp_overlap != DpOverlap::none;
+    const bool gather_overlapped = model.dp_overlap == DpOverlap::grad_reduce_and_param_gather;
     // Per stage: what its busiest EP group adds to a MoE layer's forward and backward.
     std::vector<double> forward_extra(model.stages.size(), 0.0);
     std::vector<double> backward_extra(model.stages.size(), 0.0);
@@ -206,7 +215,7 @@ StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& pace
         return b.backward_s + (b.moe ? backward_extra[static_cast<size_t>(b.stage)] : 0.0);
     };
     std::vector<double> sync, compute;
-    {
+    if (gather_overlapped) {
         const std::vector<SyncBucket>& first = model.ranks.front().buckets;
         double before = 0;
         for (const SyncBucket& b : first) {
@@ -216,33 +225,40 @@ StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& pace
         }
         ends.sync_s = bucketGatherHead_s(sync, compute);
     }
-    double reach = 0, slack = 0;
+    double barrier = 0, slack = 0, last_after = -1;
     const RankSync* last = nullptr;
+    double last_gather = 0;
     for (size_t r = 0; r < model.ranks.size(); ++r) {
         const RankSync& rank = model.ranks[r];
         // Released in reverse order of first use: the first layer's bucket last.
         const size_t n = rank.buckets.size();
         sync.assign(n, 0.0);
         compute.assign(n, 0.0);
-        double after = 0, backward_s = 0;
+        double after = 0, backward_s = 0, gather_s = 0;
         for (size_t j = 0; j < n; ++j) {
             const SyncBucket& b = rank.buckets[j];
             sync[n - 1 - j] = b.grad_s;
-            compute[n - 1 - j] = after;
+            compute[n - 1 - j] = reduce_overlapped ? after : 0.0;
             after += backward(b);
             backward_s += backward(b);
+            gather_s += gather_overlapped ? 0.0 : b.gather_s;
         }
-        const double tail = bucketSyncTail_s(sync, compute) + rank.optimizer_s - slack;
-        if (!last || tail > reach) {
-            reach = tail;
+        barrier = std::max(barrier, bucketSyncTail_s(sync, compute) - slack);
+        if (rank.optimizer_s + gather_s > last_after) {
+            last_after = rank.optimizer_s + gather_s;
             last = &rank;
+            last_gather = gather_s;
         }
         if (transfers_exposed)
             slack += backward_s / std::max(1, model.layout.vpp) + model.pp_send_s;
     }
-    reach = std::max(0.0, reach);
-    ends.optimizer_s = std::min(last->optimizer_s, reach);
-    ends.sync_s += reach - ends.optimizer_s;
+    OptimizerPhase& phase = ends.phase;
+    phase.grad_sync_s = barrier;
+    phase.optimizer_s = model.grad_norm_allreduce_s + last->optimizer_s;
+    phase.grad_norm_allreduce_s = model.grad_norm_allreduce_s;
+    phase.param_gather_s = last_gather;
+    ends.optimizer_s = phase.optimizer_s;
+    ends.sync_s += phase.grad_sync_s + phase.param_gather_s;
     ends.hidden_sync_s = std::max(0.0, last->sync_s - ends.sync_s);
     return ends;
 }
@@ -322,6 +338,7 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     step[StepItem::dp_sync] = ends.sync_s;
     step.overlapped_s[static_cast<int>(StepItem::dp_sync)] = ends.hidden_sync_s;
     step[StepItem::optimizer] = ends.optimizer_s;
+    price.optimizer_phase = ends.phase;
     step.total_s = 0;
     for (const double v : step.seconds)
         step.total_s += v;

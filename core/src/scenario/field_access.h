@@ -67,6 +67,10 @@ constexpr auto allValues(Fp8Recipe) {
     return std::array{Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::blockwise,
                       Fp8Recipe::mxfp8};
 }
+constexpr auto allValues(DpOverlap) {
+    return std::array{DpOverlap::none, DpOverlap::grad_reduce,
+                      DpOverlap::grad_reduce_and_param_gather};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

@@ -18,8 +18,8 @@ constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
 constexpr const char* kMlpKindNames[] = {"swiglu", "gelu"};
 constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
-}
 constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
+constexpr const char* kDpOverlapNames[] = {"none", "grad-reduce", "grad-reduce-and-param-gather"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram", "published"};
@@ -127,6 +127,9 @@ const char* toString(AttentionKernel k) {
 }
 const char* toString(Fp8Recipe r) {
     return nameOf(kFp8RecipeNames, r);
+}
+const char* toString(DpOverlap o) {
+    return nameOf(kDpOverlapNames, o);
 }
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);

@@ -644,11 +644,20 @@ std::vector<SchemaField> buildFields() {
         .range(R::atLeast(0))
         .real(1e11, 0);
     add("training.optimizer", kOptimizer,
-        "Both keep FP32 master weights and two moments (12 bytes per parameter).");
+        "Both keep FP32 master weights and two moments (training.optimizer_states).");
+    add("training.optimizer_states", kMember<kTraining, &TrainingSpec::optimizer_states>,
+        "Precision of Adam's two moments (memory and the optimizer step's HBM traffic); master "
+        "weights stay FP32. DeepSeek-V3 keeps them in bf16. Default fp32.");
     add("training.zero_stage", kMember<kTraining, &TrainingSpec::zero_stage>,
         "ZeRO stage: 1 shards the optimizer state over DP, 2 also the gradients, 3 also the "
         "weights.")
         .range(R::between(0, 3));
+    add("training.dp_overlap", kMember<kTraining, &TrainingSpec::dp_overlap>,
+        "Data-parallel communication hidden behind compute: grad-reduce reduces each layer's "
+        "gradients during backward (Megatron --overlap-grad-reduce), grad-reduce-and-param-gather "
+        "also gathers each layer's ZeRO weights during forward (--overlap-param-gather); none "
+        "runs both after the last backward, in the optimizer phase. Default "
+        "grad-reduce-and-param-gather.");
     add("training.recompute", kMember<kTraining, &TrainingSpec::recompute>,
         "Activation recomputation: selective re-runs core attention, full re-runs each layer's "
         "forward.");

@@ -365,6 +365,8 @@ private:
 
     /// The weights' all-gather, bucket by bucket in the order of first use.
     void emitParamGathers(int row, int lane, const std::vector<Action>& actions) {
+        if (in_.dp_overlap != DpOverlap::grad_reduce_and_param_gather)
+            return; // the previous step's end gathered them (emitGradSyncAndOptimizer)
         std::vector<char> seen(static_cast<size_t>(chunks_), 0);
         for (const Action& a : actions) {
             if (a.type != Action::forward && a.type != Action::pair)
@@ -480,7 +482,10 @@ private:
         finishBackward(row, lane, a.dir_b, a.chunk_b, a.mb_b, cb);
     }
 
-    /// Gradient buckets in the order their last backward finishes, then the stage's optimizer.
+    /// Gradient buckets in the order their last backward finishes (without overlap, all after
+    /// the last), then the stage's optimizer once every row's reduction is done (gradient
+    /// clipping's norm all-reduce spans every GPU; link() joins them), then the weights'
+    /// all-gather when it is not overlapped with the next step's forward.
     void emitGradSyncAndOptimizer(int rank, int lane) {
         const int row = rank * in_.lanes + lane;
         std::vector<int> order;
@@ -489,24 +494,50 @@ private:
                 order.push_back(l);
         std::sort(order.begin(), order.end(),
                   [&](int x, int y) { return row_grad_[x] < row_grad_[y]; });
+        const bool overlapped = in_.dp_overlap != DpOverlap::none;
         Id last_sync = kNone;
         for (const int l : order) {
             const LayerCosts& k = cost(lane, l);
             if (!(k.grad_sync_s > 0))
                 continue;
-            Id dep = in_.lanes > 1 ? kNone : row_grad_[l];
+            const int released = overlapped ? l : order.back();
+            Id dep = in_.lanes > 1 ? kNone : row_grad_[released];
             last_sync = e_.add(row, TimelineStream::grad_sync, SpanKind::grad_sync, true, l, -1,
                                k.grad_sync_s, 0, syncBytes(k, k.grad_sync_s), &dep, 1);
             if (in_.lanes > 1)
                 barrier_slots_.push_back(
-                    {rank, l, e_.ops[static_cast<size_t>(last_sync)].pred_begin});
+                    {rank, released, e_.ops[static_cast<size_t>(last_sync)].pred_begin});
         }
+        reduced_.push_back(last_sync != kNone ? last_sync : last_compute_);
         double optimizer = in_.optimizer_s[static_cast<size_t>(rank)];
         if (dual_)
             optimizer += in_.optimizer_s[static_cast<size_t>(in_.pp - 1 - rank)];
-        if (optimizer > 0)
-            e_.add(row, TimelineStream::compute, SpanKind::optimizer, false, -1, -1, optimizer, 0,
-                   0, &last_sync, 1);
+        optimizer += in_.grad_norm_s;
+        const Id deps[2] = {last_sync, kNone};
+        const Id update = e_.add(row, TimelineStream::compute, SpanKind::optimizer, false, -1, -1,
+                                 optimizer, 0, 0, deps, 2);
+        norm_slots_.push_back(e_.ops[static_cast<size_t>(update)].pred_begin + 1);
+        if (in_.dp_overlap == DpOverlap::grad_reduce_and_param_gather)
+            return;
+        for (const int l : order) {
+            const LayerCosts& k = cost(lane, l);
+            if (k.param_gather_s > 0)
+                e_.add(row, TimelineStream::grad_sync, SpanKind::param_gather, false, l, -1,
+                       k.param_gather_s, 0, syncBytes(k, k.param_gather_s), &update, 1);
+        }
+    }
+
+    /// A join of every operation in `ids`, in joins of at most 255 inputs each.
+    Id joinAll(std::vector<Id> ids) {
+        constexpr size_t kMaxInputs = 255;
+        while (ids.size() > 1) {
+            std::vector<Id> joins;
+            for (size_t i = 0; i < ids.size(); i += kMaxInputs)
+                joins.push_back(e_.addVirtual(
+                    ids.data() + i, static_cast<int>(std::min(kMaxInputs, ids.size() - i))));
+            ids.swap(joins);
+        }
+        return ids.empty() ? kNone : ids.front();
     }
 
     /// Cross-row inputs, once every row exists: receives, and the gradient buckets' wait for
@@ -541,6 +572,9 @@ private:
             }
             e_.preds[static_cast<size_t>(s.slot)] = b;
         }
+        const Id reduced = joinAll(reduced_);
+        for (const int32_t slot : norm_slots_)
+            e_.preds[static_cast<size_t>(slot)] = reduced;
         return {};
     }
 
@@ -564,6 +598,8 @@ private:
     Id last_compute_ = kNone;
     std::vector<Id> gather_;
     std::vector<BarrierSlot> barrier_slots_;
+    std::vector<Id> reduced_;         ///< per row: the end of its gradient reduction
+    std::vector<int32_t> norm_slots_; ///< per row: its optimizer's wait for every row's
     std::vector<Pending> pend_f_, pend_b_;
 };
 

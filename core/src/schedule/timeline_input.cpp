@@ -193,6 +193,8 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
 
     for (const StageCosts& st : costs.stages)
         in.optimizer_s.push_back(st.sync.optimizer_s);
+    in.grad_norm_s = comm * costs.grad_norm_allreduce_s;
+    in.dp_overlap = costs.dp_overlap;
     in.pp_send_s = comm * costs.pp_send_s;
     in.pp_bytes = costs.pp_message_bytes;
     if (report.placement) {
