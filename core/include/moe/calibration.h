@@ -23,9 +23,16 @@ enum class CalibrationMetric {
     /// Megatron's achieved TFLOP/s per GPU: megatronFlopsPerStep / (step time x GPUs). Counts
     /// the recompute forward, as the published figure does.
     megatron_tflops_per_gpu,
-    step_time_s,    ///< the whole optimizer step, seconds
-    bubble_s,       ///< pipeline bubble of the step (report's exposed bubble), seconds
-    optimizer_s,    ///< optimizer update of the step, seconds
+    step_time_s, ///< the whole optimizer step, seconds
+    bubble_s,    ///< pipeline bubble of the step (report's exposed bubble), seconds
+    optimizer_s, ///< optimizer update of the step, seconds
+    /// DualPipe phase segments of the pacing rank (DualPipePhases), seconds per step: unpaired
+    /// forwards, unpaired backwards less deferred W, deferred W, paired 1F1B, and idle.
+    dualpipe_forward_s,
+    dualpipe_input_backward_s,
+    dualpipe_weight_backward_s,
+    dualpipe_paired_s,
+    dualpipe_idle_s,
     not_comparable, ///< the planner has no output that maps to the figure (see `note`)
 };
 

@@ -180,6 +180,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     report.slowest_stage = price.slowest_stage;
     report.step = price.step;
     report.step_time_s = price.step_time_s;
+    report.dualpipe_phases = price.dualpipe_phases;
     for (size_t i = 0; i < model->stages.size(); ++i) {
         StageResult result;
         result.layers = model->stages[i].layers;
