@@ -210,6 +210,36 @@ private slots:
         QCLOSE(r.error_percent, (r.predicted - 137) / 137 * 100);
     }
 
+    /// The DeepSeek-V3 phase rows are the pacing rank's DualPipePhases of the shipped sample;
+    /// with the optimizer they partition the step, as the published rows nearly do (19.90 of
+    /// 19.926 s), and each compared row states the interpretation in its note.
+    void deepSeekPhasesPartitionTheStep() {
+        const CalibrationRun run = runCalibration();
+        double sum_s = 0, step_s = 0;
+        int phases = 0;
+        for (const CalibrationResult& r : run.results) {
+            if (r.reference->group != "deepseek-v3")
+                continue;
+            QVERIFY(r.compared);
+            if (r.reference->id == "deepseek-v3-step") {
+                step_s = r.predicted;
+                continue;
+            }
+            sum_s += r.predicted;
+            if (r.reference->id != "deepseek-v3-opt") {
+                ++phases;
+                QVERIFY(r.reference->note.find("interpretation") != std::string::npos);
+            }
+        }
+        QCOMPARE(phases, 5);
+        QCLOSE(sum_s, step_s);
+        const Report report = evaluate(*findCase("deepseek-v3-1f")->scenario);
+        QVERIFY(report.dualpipe_phases.valid);
+        QCOMPARE(findCase("deepseek-v3-1f")->metric, CalibrationMetric::dualpipe_forward_s);
+        QCLOSE(report.dualpipe_phases.forward_s,
+               runCalibration("deepseek-v3-1f").results[0].predicted);
+    }
+
     void samplesAreTheShippedFiles() {
         // The GPT-3 and DeepSeek-V3 cases evaluate the samples users run.
         const CalibrationRun run = runCalibration("deepseek-v3-step");

@@ -241,9 +241,13 @@ private slots:
         const double attn_fwd =
             1.25 * waveTime_s(1024) + T * 2097152.0 / kAttn + T * 1024 * 2 * 14 / kHbm;
         const double attention = attn_fwd * 3 * 2;
-        // No dense layers and no shared experts: the dense FFN item is the LM head alone,
+        // No dense layers and no shared experts: the dense FFN item is the LM head and embedding,
         // 1024 x 1000 x 1024: 32 tiles, split-K 4, a quarter wave; x3.
         const double lm_head = waveTime_s(1024) / 4 * 3;
+        // The one stage also holds the embedding: forward gathers 1024 rows of 1024 bf16 (2
+        // passes: 2 x 1024 x 1024 x 2 B), backward reads the bf16 gradient and read-modify-writes
+        // the fp32 rows' gradient (1024 x 1024 x (2 + 2 x 4) B), all over HBM.
+        const double embedding = (2.0 * T * 1024 * 2 + T * 1024 * (2 + 2 * 4)) / kHbm;
         // Router 1024 x 8 x 1024: 8 tiles, split-K 16; x3, 2 layers.
         const double router = waveTime_s(1024) / 16 * 3 * 2;
         // Experts: each rank gets 8192 / 4 = 2048 slots on average (1024 per expert).
@@ -263,7 +267,7 @@ private slots:
         }
         const StepBreakdown& mb = r.stages[0].per_micro_batch;
         QCLOSE(item(mb, StepItem::attention), attention);
-        QCLOSE(item(mb, StepItem::dense_ffn), lm_head);
+        QCLOSE(item(mb, StepItem::dense_ffn), lm_head + embedding);
         QCLOSE(item(mb, StepItem::router), router);
         QCLOSE(item(mb, StepItem::expert_compute), experts);
         QCLOSE(item(mb, StepItem::all_to_all), a2a);
@@ -271,7 +275,7 @@ private slots:
         for (StepItem i : {StepItem::tp_comm, StepItem::cp_comm, StepItem::pp_comm,
                            StepItem::bubble, StepItem::dp_sync, StepItem::optimizer})
             QCOMPARE(item(mb, i), 0.0);
-        const double compute = attention + lm_head + router + experts;
+        const double compute = attention + lm_head + embedding + router + experts;
 
         // Dense gradient sync over DP = 8 (2 domains of 4; ZeRO-1: reduce-scatter of fp32 grads
         // + all-gather of bf16 weights). Dense parameters per GPU: 2 layers x (attention 4h^2
@@ -330,9 +334,14 @@ private slots:
         const double t_a2a_f = t_a2a + (f - 1) * a2a_one_up / kUp;
         const double gemm_f = handExpertGemm_s(2048 * f);
         // Layer 0's forward and backward for one micro-batch: attention, router, expert GEMMs
-        // (backward 2x forward), a dispatch and a combine each way, all exposed under 1F1B.
-        const double layer0_fwd = attn_fwd + waveTime_s(1024) / 16 + gemm_f + 2 * t_a2a_f;
-        const double layer0_bwd = 2 * (attn_fwd + waveTime_s(1024) / 16 + gemm_f) + 2 * t_a2a_f;
+        // (backward 2x forward), a dispatch and a combine each way, all exposed under 1F1B, and
+        // the embedding before it (its gather forward, its scatter-add backward; above).
+        const double embedding_fwd = 2.0 * T * 1024 * 2 / kHbm;
+        const double embedding_bwd = embedding - embedding_fwd;
+        const double layer0_fwd =
+            attn_fwd + waveTime_s(1024) / 16 + gemm_f + 2 * t_a2a_f + embedding_fwd;
+        const double layer0_bwd =
+            2 * (attn_fwd + waveTime_s(1024) / 16 + gemm_f) + 2 * t_a2a_f + embedding_bwd;
         const double R = dp_rs + edp_rs, G = dp_ag + edp_ag;
         // The weights' all-gather at the step's start: layer 0's bucket before its first
         // forward, layer 1's before layer 1's, which follows layer 0's forward:

@@ -82,8 +82,9 @@ private slots:
     }
 
     void cellsOutsideTheStageAreEmpty() {
-        // DeepSeek-V3: 61 layers, 3 dense, PP=16: stage 0 holds layers 0-3, so only MoE layer 0;
-        // GPUs 0..127 are stage 0 (pp is the outermost rank dimension).
+        // DeepSeek-V3: 61 layers, 3 dense, PP=16 with end stages of 3 and 2 layers: stage 0
+        // (GPUs 0..127, pp is the outermost rank dimension) holds the dense layers 0-2 only, so
+        // no MoE layer; stage 1 (GPUs 128..255) holds layers 3-6 = MoE layers 0-3.
         const EvaluationResultPtr result =
             test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         const ExpertLoad& load = result->report.load;
@@ -91,9 +92,10 @@ private slots:
         view.showResult(result);
         QCOMPARE(view.columns(), 2048);
         QCOMPARE(view.rows(), 58);
-        QVERIFY(std::isfinite(view.cellValue(0, 0)));
-        QVERIFY(std::isnan(view.cellValue(0, 1)));
-        QVERIFY(std::isnan(view.cellValue(128, 0)));
+        QVERIFY(std::isnan(view.cellValue(0, 0)));
+        QVERIFY(std::isfinite(view.cellValue(128, 0)));
+        QVERIFY(std::isfinite(view.cellValue(128, 3)));
+        QVERIFY(std::isnan(view.cellValue(128, 4)));
         QVERIFY(view.cellToolTip(0, 10).contains(QStringLiteral("not by this GPU's stage")));
         // Each MoE layer is held by exactly one stage of 128 GPUs.
         for (int layer = 0; layer < 58; ++layer) {

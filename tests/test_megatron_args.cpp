@@ -280,8 +280,9 @@ private slots:
         // Eight expert groups while EP 8 fills one node: not the scenario's node-limited routing.
         QCOMPARE(l.max_nodes_per_token, 0);
         QCOMPARE(statusOf(r, "--moe-router-group-topk"), FlagStatus::not_modelled);
-        QCOMPARE(statusOf(r, "--mtp-num-layers"), FlagStatus::not_modelled);
+        QCOMPARE(statusOf(r, "--mtp-num-layers"), FlagStatus::mapped);
         QCOMPARE(report(r, "--mtp-num-layers")->line, 115);
+        QCOMPARE(r.scenario->model.mtp_layers, 1); // --mtp-num-layers 1
         QCOMPARE(statusOf(r, "--recompute-modules"), FlagStatus::not_modelled);
         QCOMPARE(statusOf(r, "--container-image"), FlagStatus::unknown); // srun, in the heredoc
     }

@@ -466,6 +466,105 @@ private slots:
         QCOMPARE(dualPipeUnpairedPasses(4, 1), 5.0);
     }
 
+    /// Uneven stages, hand-split. 61 layers, PP16, first 3, last 2: 61 - 5 = 56 = 14 x 4, so
+    /// chunk firsts 0, 3, 7, ..., 55 (3 + 13 x 4), 59, and 61. Interleaved vpp 2 (32 chunks,
+    /// chunk c on stage c % 16): stage 0's 3 layers split 2 (chunk 0) + 1 (chunk 16), the middle
+    /// stages' 4 as 2 + 2, stage 15's 2 as 1 (chunk 15) + 1 (chunk 31): chunk 0 = [0, 2),
+    /// chunks 1-14 two each up to 30, chunk 15 = [30, 31), chunk 16 = [31, 32), chunks 17-30 two
+    /// each up to 60, chunk 31 = [60, 61).
+    void unevenChunks() {
+        ModelSpec m;
+        m.layers = 61;
+        LayoutSpec lay;
+        lay.pp = 16;
+        lay.first_stage_layers = 3;
+        lay.last_stage_layers = 2;
+        std::vector<int> expected{0, 3};
+        for (int i = 0; i < 14; ++i)
+            expected.push_back(expected.back() + 4);
+        expected.push_back(61);
+        QCOMPARE(chunkFirstLayers(m, lay), expected);
+        lay.vpp = 2;
+        const std::vector<int> first = chunkFirstLayers(m, lay);
+        QCOMPARE(first.size(), size_t{33});
+        QCOMPARE(first[1], 2);
+        QCOMPARE(first[15], 30);
+        QCOMPARE(first[16], 31);
+        QCOMPARE(first[17], 32);
+        QCOMPARE(first[31], 60);
+        QCOMPARE(first[32], 61);
+        const std::vector<StageLayers> stages = splitLayers(m, lay);
+        QCOMPARE(stages[0].layers, 3);
+        QCOMPARE(stages[7].layers, 4);
+        QCOMPARE(stages[15].layers, 2);
+        QVERIFY(stages[15].has_lm_head && stages[0].has_embedding);
+        // Without the fields: the even split, earlier chunks taking the remainder (61 = 13 x 4
+        // + 3 x 3 over 16 stages).
+        lay = LayoutSpec{};
+        lay.pp = 16;
+        QCOMPARE(splitLayers(m, lay)[12].layers, 4);
+        QCOMPARE(splitLayers(m, lay)[13].layers, 3);
+    }
+
+    /// DualPipe phases, PP16, m = 120, t = 0.3 s: F = 0.1, B = 0.2, W = 0.1. Rank 0 (hr = 0)
+    /// runs u = 1.5 x 16 - 1 = 23 passes alone and defers 16 - 1 - 0 = 15 W: 1F = 2.3,
+    /// 1W = 1.5, 1B = 23 x 0.2 - 1.5 = 3.1, 1F1B = (120 - 23) x 0.3 = 29.1; with 40 s before
+    /// the optimizer, idle = 40 - 120 x 0.3 = 4. A middle rank (7: hr = 7) runs 24 - 1 - 7 + 1
+    /// = 17 alone and defers 8 W: 1F = 1.7, 1W = 0.8, 1B = 3.4 - 0.8 = 2.6, 1F1B = 103 x 0.3.
+    void dualPipePhaseSegments() {
+        DualPipePhases r0 = dualPipePhases(16, 120, 0, 0.3, 40);
+        QVERIFY(r0.valid);
+        QCOMPARE(r0.alone, 23);
+        QCOMPARE(r0.deferred_w, 15);
+        QVERIFY(moe::test::close(r0.forward_s, 2.3));
+        QVERIFY(moe::test::close(r0.weight_backward_s, 1.5));
+        QVERIFY(moe::test::close(r0.input_backward_s, 3.1));
+        QVERIFY(moe::test::close(r0.paired_s, 29.1));
+        QVERIFY(moe::test::close(r0.idle_s, 4.0));
+        QVERIFY(moe::test::close(r0.forward_s + r0.input_backward_s + r0.weight_backward_s +
+                                     r0.paired_s + r0.idle_s,
+                                 40.0));
+        const DualPipePhases r7 = dualPipePhases(16, 120, 7, 0.3, 40);
+        QCOMPARE(r7.alone, 17);
+        QCOMPARE(r7.deferred_w, 8);
+        QVERIFY(moe::test::close(r7.forward_s, 1.7));
+        QVERIFY(moe::test::close(r7.weight_backward_s, 0.8));
+        QVERIFY(moe::test::close(r7.input_backward_s, 2.6));
+        QVERIFY(moe::test::close(r7.paired_s, 30.9));
+        QVERIFY(!dualPipePhases(1, 120, 0, 0.3, 40).valid);
+    }
+
+    /// The embedding per token: forward 2 passes of h activations; backward the gradient read
+    /// (activation bytes) plus a read-modify-write of the row's gradient (2 x grad bytes).
+    /// h = 1000, bf16 activations, fp32 grads, HBM 1e12 B/s, 1000 tokens: forward 2 x 1e6 x 2 /
+    /// 1e12 = 4 us; backward 1e6 x (2 + 8) / 1e12 = 10 us. MTP projection 2h -> h is a GEMM.
+    void embeddingAndMtp() {
+        ModelSpec m;
+        m.hidden = 1000;
+        m.activation_precision = Precision::bf16;
+        m.grad_precision = Precision::fp32;
+        HardwareRates r;
+        r.hbm_bytes_s = 1e12;
+        QVERIFY(moe::test::close(embeddingForward_s(m, 1000, r), 4e-6));
+        QVERIFY(moe::test::close(embeddingBackward_s(m, 1000, r), 10e-6));
+        // The DeepSeek-V3 sample with MTP depth 1 (on the last stage) against the same without:
+        // the last stage's per-micro-batch compute grows by the module, the first stage's not.
+        const LoadResult loaded =
+            loadScenarioFile(moe::test::samplePath("deepseek-v3-2048xh800.yaml"));
+        QVERIFY(loaded.ok());
+        Scenario without = *loaded.scenario;
+        without.model.mtp_layers = 0;
+        const Report with_mtp = evaluate(*loaded.scenario);
+        const Report no_mtp = evaluate(without);
+        const StepCostModel& a = *with_mtp.costs;
+        const StepCostModel& b = *no_mtp.costs;
+        QVERIFY(a.layer.mtp_fwd_s > a.layer.attention_fwd_s);
+        QVERIFY(b.layer.mtp_fwd_s == 0);
+        QVERIFY(moe::test::close(a.stages.back().compute_s - b.stages.back().compute_s,
+                                 a.layer.mtp_fwd_s + a.layer.mtp_bwd_s));
+        QVERIFY(moe::test::close(a.stages.front().compute_s, b.stages.front().compute_s));
+    }
+
     void bubbles() {
         LayoutSpec lay;
         lay.pp = 4;

@@ -6,6 +6,7 @@
 // and the CLI.
 #include "test_support.h"
 
+#include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
 #include "moe/timeline.h"
@@ -445,66 +446,90 @@ private slots:
     /// The one accounting, on every shipped sample (subfolders included): evaluate()'s closed
     /// form within 2% of the simulated step, and every item of its breakdown within 3% of the
     /// step (or 20 ms) of the simulated breakdown. The table is printed for the record.
+    /// evaluate()'s closed form against the simulated step of `scenario`: the step within 2%,
+    /// every item within 3% of the step (or 20 ms).
+    static void compareClosedForm(const Scenario& scenario, const std::string& label) {
+        const Report report = evaluate(scenario);
+        const Timeline t = simulateTimeline(scenario, report);
+        const std::string problem = checkInvariants(t);
+        QVERIFY2(problem.empty(), (label + ": " + problem).c_str());
+        const double error = report.step_time_s / t.step_time_s - 1.0;
+        double worst_s = 0;
+        StepItem worst = StepItem::attention;
+        for (int i = 0; i < kStepItemCount; ++i) {
+            const auto k = static_cast<StepItem>(i);
+            const double gap = std::fabs(report.step[k] - t.breakdown[k]);
+            if (gap > worst_s) {
+                worst_s = gap;
+                worst = k;
+            }
+        }
+        qInfo("%-40s %-11s simulated %8.3f s  evaluate %8.3f s  %+5.2f%%  worst item %s "
+              "%+.1f ms",
+              label.c_str(), toString(scenario.layout.schedule), t.step_time_s, report.step_time_s,
+              100.0 * error, keyOf(worst), 1e3 * (report.step[worst] - t.breakdown[worst]));
+        QVERIFY2(std::fabs(error) <= 0.02, qPrintable(QString("%1: step %2 s simulated, %3 s "
+                                                              "evaluated")
+                                                          .arg(QString::fromStdString(label))
+                                                          .arg(t.step_time_s)
+                                                          .arg(report.step_time_s)));
+        const double tolerance = std::max(0.03 * t.step_time_s, 0.020);
+        for (int i = 0; i < kStepItemCount; ++i) {
+            const auto k = static_cast<StepItem>(i);
+            QVERIFY2(std::fabs(report.step[k] - t.breakdown[k]) <= tolerance,
+                     qPrintable(QString("%1: %2 simulated %3 s, evaluated %4 s")
+                                    .arg(QString::fromStdString(label))
+                                    .arg(keyOf(k))
+                                    .arg(t.breakdown[k])
+                                    .arg(report.step[k])));
+        }
+    }
+
     void closedFormAgreesWithSimulation() {
         int checked = 0;
         for (const std::string& file : moe::test::sampleFiles()) {
             const LoadResult r = loadScenarioFile(file);
             QVERIFY2(r.ok(), file.c_str());
-            const Report report = evaluate(*r.scenario);
-            const Timeline t = simulateTimeline(*r.scenario, report);
-            const std::string problem = checkInvariants(t);
-            QVERIFY2(problem.empty(), (file + ": " + problem).c_str());
-            const double error = report.step_time_s / t.step_time_s - 1.0;
-            double worst_s = 0;
-            StepItem worst = StepItem::attention;
-            for (int i = 0; i < kStepItemCount; ++i) {
-                const auto k = static_cast<StepItem>(i);
-                const double gap = std::fabs(report.step[k] - t.breakdown[k]);
-                if (gap > worst_s) {
-                    worst_s = gap;
-                    worst = k;
-                }
-            }
-            qInfo("%-32s %-11s simulated %8.3f s  evaluate %8.3f s  %+5.2f%%  worst item %s "
-                  "%+.1f ms",
-                  r.scenario->name.c_str(), toString(r.scenario->layout.schedule), t.step_time_s,
-                  report.step_time_s, 100.0 * error, keyOf(worst),
-                  1e3 * (report.step[worst] - t.breakdown[worst]));
-            // Known gap (issue 15, pipelines): with DeepSeek-V3's published loss-free routing
-            // the H800 sample's DualPipe bubble is 0.53 s closed form against 1.06 s simulated
-            // (-3.2% of the step); the Zipf skew the sample used before had hidden it (0.73 vs
-            // 0.78 s). The closed-form bubble is being reworked in the pipeline lane; this
-            // expected failure turns into an unexpected pass, and must go, once it agrees.
-            if (file.ends_with("/deepseek-v3-2048xh800.yaml")) {
-                bool agrees = std::fabs(error) <= 0.02;
-                for (int i = 0; i < kStepItemCount; ++i) {
-                    const auto k = static_cast<StepItem>(i);
-                    agrees = agrees && std::fabs(report.step[k] - t.breakdown[k]) <=
-                                           std::max(0.03 * t.step_time_s, 0.020);
-                }
-                QEXPECT_FAIL("", "DualPipe closed-form bubble vs simulation (issue 15)", Continue);
-                QVERIFY(agrees);
-                ++checked;
-                continue;
-            }
-            QVERIFY2(std::fabs(error) <= 0.02,
-                     qPrintable(QString("%1: step %2 s simulated, %3 s evaluated")
-                                    .arg(QString::fromStdString(file))
-                                    .arg(t.step_time_s)
-                                    .arg(report.step_time_s)));
-            const double tolerance = std::max(0.03 * t.step_time_s, 0.020);
-            for (int i = 0; i < kStepItemCount; ++i) {
-                const auto k = static_cast<StepItem>(i);
-                QVERIFY2(std::fabs(report.step[k] - t.breakdown[k]) <= tolerance,
-                         qPrintable(QString("%1: %2 simulated %3 s, evaluated %4 s")
-                                        .arg(QString::fromStdString(file))
-                                        .arg(keyOf(k))
-                                        .arg(t.breakdown[k])
-                                        .arg(report.step[k])));
-            }
+            compareClosedForm(*r.scenario, file);
+            if (QTest::currentTestFailed())
+                return;
             ++checked;
         }
         QVERIFY(checked >= 10);
+    }
+
+    /// Uneven pipelines (layout.first_stage_layers / last_stage_layers) under 1F1B, interleaved
+    /// and DualPipe, with the MTP module on the last stage: the closed form still agrees with
+    /// the simulated step. GPT-3 175B (96 layers, PP16): 5 + 14 x 6 + 7 = 96; interleaved vpp 2
+    /// splits the end stages 3 + 2 and 4 + 3. DeepSeek-V3 (61 layers, PP16): 2 + 14 x 4 + 3.
+    void unevenStagesClosedFormAgrees() {
+        struct Case {
+            const char* sample;
+            std::vector<FieldAssignment> fields;
+        };
+        const Case cases[] = {
+            {"dgx-a100-1024-gpt3-175b",
+             {{"layout.first_stage_layers", int64_t{5}}, {"layout.last_stage_layers", int64_t{7}}}},
+            {"dgx-a100-1024-gpt3-175b",
+             {{"layout.first_stage_layers", int64_t{5}},
+              {"layout.last_stage_layers", int64_t{7}},
+              {"layout.schedule", std::string("interleaved")},
+              {"layout.vpp", int64_t{2}}}},
+            {"deepseek-v3-2048xh800",
+             {{"layout.first_stage_layers", int64_t{2}}, {"layout.last_stage_layers", int64_t{3}}}},
+            {"deepseek-v3-2048xh800",
+             {{"layout.schedule", std::string("1f1b")}, {"model.mtp_layers", int64_t{0}}}},
+        };
+        for (const Case& c : cases) {
+            const std::string file = moe::test::samplePath(std::string(c.sample) + ".yaml");
+            const LoadResult r = loadScenarioFile(file);
+            QVERIFY2(r.ok(), file.c_str());
+            const FieldEditResult edited = setFields(*r.scenario, c.fields);
+            QVERIFY2(edited.ok(), formatAll(edited.diagnostics).c_str());
+            compareClosedForm(*edited.scenario, std::string(c.sample) + " uneven");
+            if (QTest::currentTestFailed())
+                return;
+        }
     }
 
     /// A fused DualPipe pair alternates its passes' segments (DeepSeek-V3 report, figure 4):

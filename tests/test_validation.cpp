@@ -198,7 +198,32 @@ const std::vector<Case>& singleProblemCases() {
          },
          "layout.vpp",
          "model.layers = 30 is not divisible by layout.pp*vpp = 4*2 = 8 (the interleaved "
-         "schedule gives each virtual stage the same number of layers)"},
+         "schedule gives each virtual stage the same number of layers; "
+         "layout.first_stage_layers and last_stage_layers make the end stages uneven)"},
+        {"uneven middle stages",
+         [](Scenario& s) {
+             setLayout(s, 1, 1, 4, 16);
+             s.layout.first_stage_layers = 5;
+         },
+         "layout.first_stage_layers",
+         "model.layers = 24 less layout.first_stage_layers = 5 and last_stage_layers = 0 "
+         "leaves 19 layers for the 3 stages between: they need an equal share of at least "
+         "layout.vpp = 1 each (Megatron-Core splits them evenly)"},
+        {"uneven without pipeline", [](Scenario& s) { s.layout.last_stage_layers = 2; },
+         "layout.last_stage_layers",
+         "layout.first_stage_layers and last_stage_layers need layout.pp >= 2 (it is 1)"},
+        {"uneven end stage below vpp",
+         [](Scenario& s) {
+             setLayout(s, 1, 1, 4, 16);
+             s.layout.vpp = 2;
+             s.layout.schedule = PipelineSchedule::interleaved;
+             s.layout.first_stage_layers = 1;
+             s.layout.last_stage_layers = 1;
+             s.model.layers = 26;
+         },
+         "layout.first_stage_layers",
+         "layout.first_stage_layers = 1 is fewer than layout.vpp = 2 (every virtual stage "
+         "needs at least one layer)"},
         {"interleaved micro-batches",
          [](Scenario& s) {
              setLayout(s, 1, 1, 4, 16);
@@ -636,6 +661,7 @@ private slots:
         QTest::newRow("rack domain, histogram, placement") << 6;
         QTest::newRow("uneven racks, rack power limit") << 7;
         QTest::newRow("gpu without fp8, bf16 compute") << 8;
+        QTest::newRow("interleaved uneven 30 layers") << 9;
     }
     void legalVariants() {
         QFETCH(int, variant);
@@ -682,6 +708,14 @@ private slots:
             break;
         case 8: // fp8_tflops 0 (A100) is a GPU without FP8, legal while nothing asks for FP8
             s.cluster.gpu.fp8_tflops = 0;
+            break;
+        case 9: // 30 = 3 + 2 x 12 + 3; 12 per middle stage >= vpp 2; ends 3 >= vpp 2
+            setLayout(s, 1, 1, 4, 16);
+            s.layout.vpp = 2;
+            s.layout.schedule = PipelineSchedule::interleaved;
+            s.model.layers = 30;
+            s.layout.first_stage_layers = 3;
+            s.layout.last_stage_layers = 3;
             break;
         }
         const Diagnostics d = validateScenario(s);

@@ -7,6 +7,7 @@
 #include "moe/calibration.h"
 #include "moe/format.h"
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -68,6 +69,22 @@ std::string calibrationText(const CalibrationRun& run) {
         heading = true;
         out << "  " << r.reference->id << ": " << r.reference->note << "\n";
     }
+    // A compared case's note states how its figure was read (one line per distinct note).
+    std::vector<std::pair<std::string, std::string>> notes; // (note, case ids)
+    for (const CalibrationResult& r : run.results) {
+        if (!r.compared || r.reference->note.empty())
+            continue;
+        auto it = std::find_if(notes.begin(), notes.end(),
+                               [&](const auto& n) { return n.first == r.reference->note; });
+        if (it == notes.end())
+            notes.emplace_back(r.reference->note, r.reference->id);
+        else
+            it->second += ", " + r.reference->id;
+    }
+    if (!notes.empty())
+        out << "\nNotes:\n";
+    for (const auto& [note, ids] : notes)
+        out << "  " << ids << ": " << note << "\n";
     out << "\nSources:\n";
     std::string last_source;
     for (const CalibrationResult& r : run.results) {

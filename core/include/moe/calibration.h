@@ -30,6 +30,13 @@ enum class CalibrationMetric {
     optimizer_phase_s,
     /// Training tokens per second per GPU: global batch x sequence / (step time x GPUs)
     tokens_per_s_per_gpu,
+    /// DualPipe phase segments of the pacing rank (DualPipePhases), seconds per step: unpaired
+    /// forwards, unpaired backwards less deferred W, deferred W, paired 1F1B, and idle.
+    dualpipe_forward_s,
+    dualpipe_input_backward_s,
+    dualpipe_weight_backward_s,
+    dualpipe_paired_s,
+    dualpipe_idle_s,
     not_comparable, ///< the planner has no output that maps to the figure (see `note`)
 };
 

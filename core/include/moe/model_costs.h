@@ -58,8 +58,16 @@ struct StageLayers {
     bool has_lm_head = false;       ///< last stage
     std::vector<int> layer_indices; ///< global indices of the layers held, in execution order
 };
-/// Splits the layers over pp*vpp chunks as evenly as possible (earlier chunks take the
-/// remainder, since the last stage also carries the LM head); chunk c runs on stage c % pp.
+/// The first layer of each of the pp*vpp chunks, and the layer count as the last entry
+/// (chunk c holds [first[c], first[c + 1]) and runs on stage c % pp). Without
+/// layout.first_stage_layers / last_stage_layers the layers split over the chunks as evenly as
+/// possible, earlier chunks taking the remainder (the last stage also carries the LM head).
+/// With them (Megatron-Core's uneven pipeline, transformer_block.py get_num_layers_to_build):
+/// the first / last stage hold the given counts, the stages between them share the rest evenly
+/// (earlier stages take a remainder validation refuses), and each stage's count splits over
+/// its vpp chunks as evenly as possible, earlier chunks taking the remainder.
+std::vector<int> chunkFirstLayers(const ModelSpec& model, const LayoutSpec& layout);
+/// The layers of each stage, from chunkFirstLayers.
 std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout);
 
 /// Parameters one GPU of a stage holds: dense ones (attention, norms, dense FFN, shared

@@ -89,7 +89,8 @@ struct Report {
     /// The cost model the report was priced with (step_costs.h): the step timeline and replay
     /// price their steps with it.
     std::shared_ptr<const StepCostModel> costs;
-    int slowest_stage = 0; ///< the stage that sets the pace (StepPrice::slowest_stage)
+    int slowest_stage = 0;          ///< the stage that sets the pace (StepPrice::slowest_stage)
+    DualPipePhases dualpipe_phases; ///< StepPrice::dualpipe_phases
 };
 
 } // namespace moe

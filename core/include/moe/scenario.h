@@ -148,6 +148,8 @@ struct ModelSpec {
     std::string name;
     int layers = 1;
     int dense_layers = 0; ///< the first `dense_layers` layers use the dense FFN
+    /// Multi-token prediction modules (DeepSeek-V3 report sec. 2.2), on the last stage.
+    int mtp_layers = 0;
     int hidden = 1024;
     int heads = 8;
     int kv_heads = 8;
@@ -226,6 +228,10 @@ struct LayoutSpec {
     int cp = 1;
     int pp = 1;
     int vpp = 1; ///< virtual stages per pipeline rank (interleaved schedule)
+    /// Transformer layers on the first / last pipeline stage; 0 = the even split (Megatron-Core
+    /// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers).
+    int first_stage_layers = 0;
+    int last_stage_layers = 0;
     int dp = 1;
     int ep = 1;
     int etp = 1;

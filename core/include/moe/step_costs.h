@@ -149,6 +149,13 @@ double sharedExpertsForward_s(const ModelSpec& model, int tp, double tokens,
                               const HardwareRates& r);
 /// The output head (vocab x hidden), vocabulary-parallel over `tp`.
 double lmHeadForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
+/// The input embedding's row gather per micro-batch (memory-bound), and its backward: the
+/// rows' gradients scatter-added into the table's gradient.
+double embeddingForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+double embeddingBackward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// A multi-token-prediction module's projection M_k: 2h -> h (DeepSeek-V3 report eq. 21).
+double mtpProjectionForward_s(const ModelSpec& model, int tp, double tokens,
+                              const HardwareRates& r);
 
 /// Tokens per expert below which the design warnings flag tiny expert GEMMs: fewer than one
 /// output tile's rows, so groupedGemm_s pads each expert to at least t + 64 rows and at 128
@@ -229,6 +236,13 @@ double dualPipeUnpairedPasses(int pp, int stage);
 
 /// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms).
 double pipelineBubble_s(const LayoutSpec& layout, double t_mb);
+/// A micro-batch's time t split into one chunk's forward F = t/3, full backward B = 2t/3 and
+/// weight-gradient part W = B/2 (the model's 1:2 forward:backward; W as the weight GEMMs' half
+/// of backward), for DualPipe's bubble and phases.
+struct DualPipePassSplit {
+    double forward_s = 0, backward_s = 0, weight_s = 0;
+};
+DualPipePassSplit dualPipePassSplit(double t_mb);
 
 /// Gradient buckets synced one after another on one stream as the last backward releases them
 /// (Megatron's overlapped gradient reduce): bucket j, taking sync_s[j], is released when
@@ -254,6 +268,19 @@ struct LayerPassCosts {
     double shared_fwd_s = 0, shared_bwd_s = 0;       ///< shared experts, MoE layers
     double router_fwd_s = 0, router_bwd_s = 0;       ///< MoE layers
     double lm_head_fwd_s = 0, lm_head_bwd_s = 0;     ///< the stage holding the LM head
+    double embedding_fwd_s = 0, embedding_bwd_s = 0; ///< the first stage (layer 0)
+    /// The model.mtp_layers multi-token-prediction modules, with the LM head on the last stage.
+    double mtp_fwd_s = 0, mtp_bwd_s = 0;
+    /// What the model's ends add to a layer's pass: the embedding before layer 0, the LM head
+    /// and the MTP modules after the last layer.
+    double endsFwd_s(bool first_layer, bool last_layer) const {
+        return (first_layer ? embedding_fwd_s : 0.0) +
+               (last_layer ? lm_head_fwd_s + mtp_fwd_s : 0.0);
+    }
+    double endsBwd_s(bool first_layer, bool last_layer) const {
+        return (first_layer ? embedding_bwd_s : 0.0) +
+               (last_layer ? lm_head_bwd_s + mtp_bwd_s : 0.0);
+    }
     /// TP with sequence parallelism: one all-gather or reduce-scatter, and calls per layer
     /// (two around attention, two around the MLP; per pass).
     CollectiveCost tp_call;
@@ -421,6 +448,29 @@ struct OptimizerPhase {
     double total_s() const { return grad_sync_s + optimizer_s + param_gather_s; }
 };
 
+/// One DualPipe rank's step in segments (docs/model.md, "DualPipe phases"): what its compute
+/// stream runs alone and paired, from deepseek-ai/DualPipe's phase counts and the rank's
+/// micro-batch time t split as the bubble's closed form splits it (F = t/3, B = 2t/3, W = B/2).
+/// The segments plus idle_s and the optimizer make the step.
+struct DualPipePhases {
+    bool valid = false;           ///< DualPipe with pp >= 2 only
+    int rank = 0;                 ///< the rank that sets the step's pace
+    int alone = 0;                ///< forwards (and backwards) the rank runs unpaired
+    int deferred_w = 0;           ///< zero-bubble backwards whose weight gradients run later, alone
+    double forward_s = 0;         ///< unpaired forward chunks (ISCA Table 4 "1F", as read)
+    double input_backward_s = 0;  ///< unpaired backward chunks less their deferred W ("1B")
+    double weight_backward_s = 0; ///< the deferred weight-gradient chunks ("1W")
+    double paired_s = 0;          ///< the overlapped forward & backward pairs ("1F1B")
+    /// The rest of the step before the optimizer: the pipeline bubble, exposed pipeline sends
+    /// and gradient sync ("bubble").
+    double idle_s = 0;
+};
+
+/// Rank `rank`'s phases for m micro-batches of time t_mb; before_optimizer_s is the step less
+/// its optimizer (the rank's idle time is what m t_mb leaves of it).
+DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
+                              double before_optimizer_s);
+
 struct StepPrice {
     std::vector<StepBreakdown> stage_per_micro_batch; ///< per stage, at the sample's load
     std::vector<double> stage_imbalance;              ///< the factor each stage's EP groups pay
@@ -431,6 +481,7 @@ struct StepPrice {
     StepBreakdown step;
     double step_time_s = 0;
     OptimizerPhase optimizer_phase;
+    DualPipePhases dualpipe_phases;
 };
 /// The one pricing function: the model plus an expert-load sample give every item of the step.
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load);

@@ -44,7 +44,7 @@ enum class SpanKind : uint8_t {
     dense_ffn, ///< dense FFN, or the shared experts of a MoE layer
     router,
     expert,      ///< routed experts' grouped GEMMs
-    lm_head,     ///< output head and loss
+    lm_head,     ///< the model's ends: embedding (layer 0), output head, loss, MTP (last layer)
     weight_grad, ///< deferred weight gradients (DualPipe's zero-bubble W)
     optimizer,
     wait, ///< idle while the EP group's hottest GPU finishes (per-GPU views only)
@@ -155,7 +155,7 @@ struct LayerCosts {
     double dispatch_fwd_wait_s = 0, combine_fwd_wait_s = 0, combine_bwd_wait_s = 0,
            dispatch_bwd_wait_s = 0;
     double dispatch_bytes = 0, combine_bytes = 0;
-    double lm_head_fwd_s = 0, lm_head_bwd_s = 0;
+    double lm_head_fwd_s = 0, lm_head_bwd_s = 0; ///< embedding, LM head and MTP (the ends)
     /// The layer's gradient bucket (dense + expert parameters).
     double grad_sync_s = 0, param_gather_s = 0, sync_bytes = 0;
 };

@@ -121,6 +121,18 @@ Rule intField(std::string flag, Group group, std::string path, IntRef ref, int m
     return r;
 }
 
+/// An integer field whose Megatron default (None) is the scenario's 0: imported when given,
+/// exported only when set.
+Rule optionalIntField(std::string flag, Group group, std::string path, IntRef ref) {
+    Rule r = intField(flag, group, std::move(path), ref);
+    r.write = [flag, ref](const Scenario& s, std::vector<std::string>& out) {
+        const int v = ref(const_cast<Scenario&>(s));
+        if (v > 0)
+            out.push_back(line(flag, std::to_string(v)));
+    };
+    return r;
+}
+
 Rule mapped(std::string flag, Arity arity, Group group, std::string note, ApplyFn apply,
             WriteFn write = {}) {
     Rule r;
@@ -458,8 +470,10 @@ std::vector<Rule> buildRules() {
                     "recomputing whole MoE layers (training.recompute covers all layers alike)"));
     add(notModelled("--moe-pad-expert-input-to-capacity", A::none,
                     "padding experts to capacity (the model drops, it does not pad)"));
-    add(notModelled("--mtp-num-layers", A::one,
-                    "multi-token prediction layers are not in the scenario yet"));
+    // megatron/core/transformer/transformer_config.py: "Number of Multi-Token Prediction (MTP)
+    // Layers ... D sequential modules to predict D additional tokens".
+    add(optionalIntField("--mtp-num-layers", G::model, "model.mtp_layers",
+                         MOE_INT(model.mtp_layers)));
     add(noEffect("--mtp-loss-scaling-factor", A::one, "loss weighting"));
 
     // Training batch, tokens, optimizer, recompute.
@@ -627,12 +641,12 @@ std::vector<Rule> buildRules() {
         }));
     add(assumption("--use-flash-attn", "the model's attention is flash attention", G::model,
                    [](const Scenario&) { return false; }));
-    add(notModelled("--decoder-first-pipeline-num-layers", A::one,
-                    "uneven pipeline stages (the first stage's layer count) are not in the "
-                    "scenario yet"));
-    add(notModelled("--decoder-last-pipeline-num-layers", A::one,
-                    "uneven pipeline stages (the last stage's layer count) are not in the "
-                    "scenario yet"));
+    // Megatron-LM megatron/training/arguments.py (d98e8a6): "The number of transformer layers
+    // on the first [last] pipeline stage of the decoder. Default None is even split".
+    add(optionalIntField("--decoder-first-pipeline-num-layers", G::parallel,
+                         "layout.first_stage_layers", MOE_INT(layout.first_stage_layers)));
+    add(optionalIntField("--decoder-last-pipeline-num-layers", G::parallel,
+                         "layout.last_stage_layers", MOE_INT(layout.last_stage_layers)));
     add(notModelled("--pipeline-model-parallel-layout", A::one,
                     "a custom pipeline layout (uneven stages, embedding and loss placement)"));
     add(notModelled("--account-for-embedding-in-pipeline-split", A::none,

@@ -26,6 +26,16 @@ const char* toString(CalibrationMetric metric) {
         return "optimizer_phase_s";
     case CalibrationMetric::tokens_per_s_per_gpu:
         return "tokens_per_s_per_gpu";
+    case CalibrationMetric::dualpipe_forward_s:
+        return "dualpipe_forward_s";
+    case CalibrationMetric::dualpipe_input_backward_s:
+        return "dualpipe_input_backward_s";
+    case CalibrationMetric::dualpipe_weight_backward_s:
+        return "dualpipe_weight_backward_s";
+    case CalibrationMetric::dualpipe_paired_s:
+        return "dualpipe_paired_s";
+    case CalibrationMetric::dualpipe_idle_s:
+        return "dualpipe_idle_s";
     case CalibrationMetric::not_comparable:
         return "not_comparable";
     }
@@ -229,9 +239,18 @@ void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
         embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml");
     const char* const source = "Zhao et al., \"Insights into DeepSeek-V3\", ISCA 2025 (arXiv "
                                "2505.09343v2), Table 4, MPFT";
+    // The paper names 1F, 1B, 1W ("forward time, input backward time, and weight backward
+    // time") but not what each row spans. Our interpretation, not the paper's statement: the
+    // rows partition one DualPipe rank's step by what its compute stream runs, after the chunk
+    // kinds of deepseek-ai/DualPipe (_forward_chunk, _backward_chunk, _weight_chunk,
+    // _forward_backward_chunk): forwards run alone, backwards run alone (input gradients),
+    // deferred weight-gradient chunks, overlapped F&B pairs, idle, optimizer. They sum to the
+    // step (19.90 of 19.926 s), which any partition of a rank's step does. The planner's
+    // figures are the pacing rank's DualPipePhases (closed form).
     const char* const phase_note =
-        "not comparable yet: the paper does not say whether it is per micro-batch or per "
-        "phase, and the planner does not split its step into warm-up/steady-state segments";
+        "interpretation (not stated in the paper): the rows partition the pacing DualPipe "
+        "rank's step by what its compute stream runs (unpaired forwards, unpaired input "
+        "backwards, deferred weight gradients, overlapped 1F1B pairs, idle)";
     struct Phase {
         const char* id;
         const char* title;
@@ -242,16 +261,16 @@ void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
     const Phase phases[] = {
         {"deepseek-v3-step", "DeepSeek-V3 time/step on 2048 H800", CalibrationMetric::step_time_s,
          19.926, ""},
-        {"deepseek-v3-1f", "DeepSeek-V3 1F (forward)", CalibrationMetric::not_comparable, 1.13,
-         phase_note},
-        {"deepseek-v3-bubble", "DeepSeek-V3 pipeline bubble", CalibrationMetric::bubble_s, 2.06,
-         ""},
-        {"deepseek-v3-1b", "DeepSeek-V3 1B (input backward)", CalibrationMetric::not_comparable,
-         1.99, phase_note},
-        {"deepseek-v3-1w", "DeepSeek-V3 1W (weight backward)", CalibrationMetric::not_comparable,
-         0.48, phase_note},
-        {"deepseek-v3-1f1b", "DeepSeek-V3 1F1B (steady state)", CalibrationMetric::not_comparable,
-         13.95, phase_note},
+        {"deepseek-v3-1f", "DeepSeek-V3 1F (forwards run alone)",
+         CalibrationMetric::dualpipe_forward_s, 1.13, phase_note},
+        {"deepseek-v3-bubble", "DeepSeek-V3 bubble (rank idle)", CalibrationMetric::dualpipe_idle_s,
+         2.06, phase_note},
+        {"deepseek-v3-1b", "DeepSeek-V3 1B (input backwards run alone)",
+         CalibrationMetric::dualpipe_input_backward_s, 1.99, phase_note},
+        {"deepseek-v3-1w", "DeepSeek-V3 1W (deferred weight backwards)",
+         CalibrationMetric::dualpipe_weight_backward_s, 0.48, phase_note},
+        {"deepseek-v3-1f1b", "DeepSeek-V3 1F1B (overlapped pairs)",
+         CalibrationMetric::dualpipe_paired_s, 13.95, phase_note},
         {"deepseek-v3-opt", "DeepSeek-V3 optimizer phase", CalibrationMetric::optimizer_phase_s,
          0.29, ""},
     };
@@ -473,6 +492,16 @@ double predictedValue(const CalibrationCase& c, const Report& report) {
     case CalibrationMetric::tokens_per_s_per_gpu:
         return static_cast<double>(c.scenario->training.global_batch) * c.scenario->model.seq_len /
                (report.step_time_s * report.gpus);
+    case CalibrationMetric::dualpipe_forward_s:
+        return report.dualpipe_phases.forward_s;
+    case CalibrationMetric::dualpipe_input_backward_s:
+        return report.dualpipe_phases.input_backward_s;
+    case CalibrationMetric::dualpipe_weight_backward_s:
+        return report.dualpipe_phases.weight_backward_s;
+    case CalibrationMetric::dualpipe_paired_s:
+        return report.dualpipe_phases.paired_s;
+    case CalibrationMetric::dualpipe_idle_s:
+        return report.dualpipe_phases.idle_s;
     case CalibrationMetric::not_comparable:
         break;
     }

@@ -181,6 +181,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     report.step = price.step;
     report.step_time_s = price.step_time_s;
     report.optimizer_phase = price.optimizer_phase;
+    report.dualpipe_phases = price.dualpipe_phases;
     for (size_t i = 0; i < model->stages.size(); ++i) {
         StageResult result;
         result.layers = model->stages[i].layers;

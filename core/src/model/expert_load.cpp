@@ -326,26 +326,19 @@ struct SplitTree {
     int size() const { return static_cast<int>(lo.size()); }
 };
 
-/// The pipeline stage holding each MoE layer. Layers split over pp*vpp chunks as evenly as
-/// possible, earlier chunks taking the remainder, chunk c on stage c % pp (the rule
-/// splitLayers in model_costs.h documents; the tests check the two agree).
+/// The pipeline stage holding each MoE layer: chunk c (chunkFirstLayers) runs on stage c % pp.
 std::vector<int> stageOfMoeLayers(const ModelSpec& model, const LayoutSpec& layout) {
     const int moe_layers = std::max(0, model.moeLayers());
     std::vector<int> stage(static_cast<size_t>(moe_layers), 0);
     const int pp = std::max(1, layout.pp);
-    const int chunks = pp * std::max(1, layout.vpp);
-    const int layers = std::max(0, model.layers);
-    const int base = layers / chunks;
-    const int rem = layers % chunks;
+    const std::vector<int> chunk_first = chunkFirstLayers(model, layout);
+    const int chunks = static_cast<int>(chunk_first.size()) - 1;
     int chunk = 0;
-    int chunk_end = base + (0 < rem ? 1 : 0); // first layer after chunk 0
     for (int m = 0; m < moe_layers; ++m) {
         const int layer = model.dense_layers + m;
-        while (layer >= chunk_end && chunk + 1 < chunks) {
+        while (layer >= chunk_first[static_cast<size_t>(chunk) + 1] && chunk + 1 < chunks)
             ++chunk;
-            chunk_end += base + (chunk < rem ? 1 : 0);
-        }
-        stage[m] = chunk % pp;
+        stage[static_cast<size_t>(m)] = chunk % pp;
     }
     return stage;
 }

@@ -157,13 +157,52 @@ double modelFlopsPerToken(const ModelSpec& model) {
     return 3.0 * forward;
 }
 
-std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout) {
+std::vector<int> chunkFirstLayers(const ModelSpec& model, const LayoutSpec& layout) {
     const int pp = atLeastOne(layout.pp);
     const int vpp = atLeastOne(layout.vpp);
     const int chunks = pp * vpp;
     const int layers = std::max(0, model.layers);
-    const int base = layers / chunks;
-    const int remainder = layers % chunks;
+    // Layers per stage: the given first / last counts, the rest spread over the stages between.
+    const bool uneven = pp > 1 && (layout.first_stage_layers > 0 || layout.last_stage_layers > 0);
+    std::vector<int> per_chunk(static_cast<size_t>(chunks), 0);
+    if (!uneven) {
+        for (int c = 0; c < chunks; ++c)
+            per_chunk[static_cast<size_t>(c)] = layers / chunks + (c < layers % chunks ? 1 : 0);
+    } else {
+        std::vector<int> per_stage(static_cast<size_t>(pp), 0);
+        int rest = layers, middle = pp;
+        if (layout.first_stage_layers > 0) {
+            per_stage.front() = std::min(layout.first_stage_layers, rest);
+            rest -= per_stage.front();
+            --middle;
+        }
+        if (layout.last_stage_layers > 0) {
+            per_stage.back() = std::min(layout.last_stage_layers, rest);
+            rest -= per_stage.back();
+            --middle;
+        }
+        const int first_middle = layout.first_stage_layers > 0 ? 1 : 0;
+        for (int i = 0; i < middle; ++i)
+            per_stage[static_cast<size_t>(first_middle + i)] =
+                rest / middle + (i < rest % middle ? 1 : 0);
+        for (int c = 0; c < chunks; ++c) {
+            const int n = per_stage[static_cast<size_t>(c % pp)];
+            const int j = c / pp; // the stage's j-th virtual chunk
+            per_chunk[static_cast<size_t>(c)] = n / vpp + (j < n % vpp ? 1 : 0);
+        }
+    }
+    std::vector<int> first{0};
+    first.reserve(static_cast<size_t>(chunks) + 1);
+    for (const int n : per_chunk)
+        first.push_back(first.back() + n);
+    return first;
+}
+
+std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout) {
+    const int pp = atLeastOne(layout.pp);
+    const int layers = std::max(0, model.layers);
+    const std::vector<int> chunk_first = chunkFirstLayers(model, layout);
+    const int chunks = static_cast<int>(chunk_first.size()) - 1;
     // Layers below this index use the dense FFN; a dense model is dense throughout.
     const int dense_below = model.isMoe() ? std::clamp(model.dense_layers, 0, layers) : layers;
 
@@ -173,9 +212,9 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
         stages[s].has_embedding = (s == 0);
         stages[s].has_lm_head = (s == (chunks - 1) % pp);
     }
-    int first = 0;
     for (int c = 0; c < chunks; ++c) {
-        const int n = base + (c < remainder ? 1 : 0);
+        const int first = chunk_first[static_cast<size_t>(c)];
+        const int n = chunk_first[static_cast<size_t>(c) + 1] - first;
         StageLayers& st = stages[c % pp];
         if (c < pp)
             st.first_layer = first;
@@ -185,7 +224,6 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
         const int dense = std::clamp(dense_below - first, 0, n);
         st.dense_layers += dense;
         st.moe_layers += n - dense;
-        first += n;
     }
     return stages;
 }

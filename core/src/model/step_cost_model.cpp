@@ -60,6 +60,8 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     // The LM head is not recomputed: backward is 2x forward.
     c.lm_head_fwd_s = lmHeadForward_s(m, tp, tokens, r);
     c.lm_head_bwd_s = 2.0 * c.lm_head_fwd_s;
+    c.embedding_fwd_s = embeddingForward_s(m, tokens, r);
+    c.embedding_bwd_s = embeddingBackward_s(m, tokens, r);
     if (tp > 1) {
         // An all-gather before and a reduce-scatter after attention and after each MLP block,
         // forward and backward (backward runs them again under full recompute).
@@ -114,6 +116,35 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     c.tp_bwd_s = layer.tpOperationBwd_s();
     c.mean = c.price(1.0);
     return c;
+}
+
+/// DeepSeek-V3 report sec. 2.2: each of the model.mtp_layers multi-token-prediction modules
+/// embeds the next token (the shared embedding), projects [RMSNorm(h); RMSNorm(Emb)] from 2h to
+/// h (M_k), runs one transformer block and the shared output head, on the last stage (where the
+/// main model's last hidden states are). The block is priced like the model's last layer (a MoE
+/// layer in DeepSeek-V3, whose released weights hold the MTP module as a MoE layer) at the mean
+/// expert load, compute only: its all-to-all and the norms are left out. Backward: the block's
+/// backward under the run's recompute, 2x forward for the projection and head (not
+/// recomputed), the embedding's scatter-add.
+void setMtpCosts(const Scenario& s, StepCostModel& model) {
+    const ModelSpec& m = s.model;
+    LayerPassCosts& l = model.layer;
+    if (m.mtp_layers <= 0)
+        return;
+    const double tokens = model.tokens;
+    const double projection_s = mtpProjectionForward_s(m, s.layout.tp, tokens, model.rates);
+    const bool moe_block = model.moe.valid && m.isMoe() && m.layers - 1 >= m.dense_layers;
+    double block_fwd_s = l.attention_fwd_s, block_bwd_s = l.attention_bwd_s;
+    if (moe_block) {
+        block_fwd_s += l.router_fwd_s + l.shared_fwd_s + model.moe.mean.expert_fwd_s;
+        block_bwd_s += l.router_bwd_s + l.shared_bwd_s + model.moe.mean.expert_bwd_s;
+    } else {
+        block_fwd_s += l.dense_ffn_fwd_s;
+        block_bwd_s += l.dense_ffn_bwd_s;
+    }
+    l.mtp_fwd_s = m.mtp_layers * (l.embedding_fwd_s + projection_s + block_fwd_s + l.lm_head_fwd_s);
+    l.mtp_bwd_s =
+        m.mtp_layers * (l.embedding_bwd_s + 2.0 * projection_s + block_bwd_s + l.lm_head_bwd_s);
 }
 
 /// Gradient sync of one stage per step: ZeRO >= 1 (Megatron's distributed optimizer)
@@ -183,8 +214,8 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     b[StepItem::attention] = (l.attention_fwd_s + l.attention_bwd_s) * layers.layers;
     b[StepItem::dense_ffn] = (l.dense_ffn_fwd_s + l.dense_ffn_bwd_s) * layers.dense_layers +
                              (l.shared_fwd_s + l.shared_bwd_s) * moe_layers;
-    if (layers.has_lm_head)
-        b[StepItem::dense_ffn] += l.lm_head_fwd_s + l.lm_head_bwd_s;
+    b[StepItem::dense_ffn] += l.endsFwd_s(layers.has_embedding, layers.has_lm_head) +
+                              l.endsBwd_s(layers.has_embedding, layers.has_lm_head);
     b[StepItem::router] = (l.router_fwd_s + l.router_bwd_s) * moe_layers;
     if (moe.valid && moe_layers > 0)
         b[StepItem::expert_compute] = moe_layers * moe.mean.experts_s();
@@ -305,10 +336,8 @@ LayerPass layerPass(const Scenario& s, const StepCostModel& model, int layer) {
         p.forward_s += 2 * l.tpOperationFwd_s();
         p.backward_s += 2 * l.tpOperationBwd_s();
     }
-    if (layer == s.model.layers - 1) {
-        p.forward_s += l.lm_head_fwd_s;
-        p.backward_s += l.lm_head_bwd_s;
-    }
+    p.forward_s += l.endsFwd_s(layer == 0, layer == s.model.layers - 1);
+    p.backward_s += l.endsBwd_s(layer == 0, layer == s.model.layers - 1);
     return p;
 }
 
@@ -359,6 +388,7 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.grad_norm_allreduce_s = gradNormAllReduce_s(s, model.rates);
     model.layer = layerPassCosts(s, placement, model.tokens, model.rates);
     model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
+    setMtpCosts(s, model);
     const ParamCounts params = countParams(s.model);
     for (const StageLayers& layers : splitLayers(s.model, lay))
         model.stages.push_back(stageCosts(s, placement, model, params, layers));

@@ -446,6 +446,27 @@ double lmHeadForward_s(const ModelSpec& m, int tp, double tokens, const Hardware
     return columnParallel_s(tokens, tp, m.hidden, double(m.vocab), bf16GemmRates(r));
 }
 
+double embeddingForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // A row gather: each token's h-wide row read from the table and written out (2 passes of
+    // tokens x h activations through HBM); no FLOPs. Vocab-parallel over TP, every TP rank
+    // gathers its rows of the tokens it holds, so the bytes per GPU are the GPU's own tokens'.
+    return 2.0 * tokens * m.hidden * bytesPerElement(m.activation_precision) / r.hbm_bytes_s;
+}
+
+double embeddingBackward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    // The rows' gradients scatter-added into the table's gradient: read the incoming gradient
+    // (activation precision), read-modify-write the rows of the gradient (grad precision).
+    return tokens * m.hidden *
+           (bytesPerElement(m.activation_precision) + 2.0 * bytesPerElement(m.grad_precision)) /
+           r.hbm_bytes_s;
+}
+
+double mtpProjectionForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    // DeepSeek-V3 report sec. 2.2, eq. (21): the concatenation [RMSNorm(h); RMSNorm(Emb)] of
+    // width 2h projected by M_k (h x 2h) back to h, column-parallel over TP like the others.
+    return columnParallel_s(tokens, tp, 2.0 * m.hidden, m.hidden, r);
+}
+
 ExpertGemmShape expertGemmShape(const Scenario& s) {
     const ModelSpec& m = s.model;
     const double h = m.hidden;

@@ -120,6 +120,38 @@ double dualPipeUnpairedPasses(int pp, int stage) {
 /// Pipeline bubble for m micro-batches of per-micro-batch time t on pp stages (closed forms;
 /// the timeline simulation reproduces them): GPipe and 1F1B (p-1)*t; interleaved (p-1)*t/v;
 /// DualPipe (p/2-1)(F&B + B - 3W) with F = t/3, B = 2t/3, W = B/2 and F&B = F + B.
+DualPipePassSplit dualPipePassSplit(double t_mb) {
+    const double backward_s = 2.0 * t_mb / 3.0;
+    return {t_mb / 3.0, backward_s, backward_s / 2.0};
+}
+
+// deepseek-ai/DualPipe, DualPipe.step, for rank r at distance hr = min(r, pp-1-r) from the
+// nearer end (timeline_schedules.cpp follows the same phases): phases 1-3 and the middle ranks'
+// unoverlapped first step-4 forward run u = dualPipeUnpairedPasses forwards alone, and as many
+// backwards run alone (phases 3 and 5-7); the rank's W steps (phases 3, 7 and 8: 2(pp/2-hr-1)
+// + hr + 1 = pp - 1 - hr) run the weight gradients its zero-bubble backwards deferred; the
+// other m - u forwards run paired with a backward. With F, B, W of dualPipePassSplit:
+//     1F = u F,  1B = u B - n_W W,  1W = n_W W,  1F1B = (m - u)(F + B),
+// which sum to m t; the step before the optimizer less m t is the rank's idle time.
+DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
+                              double before_optimizer_s) {
+    DualPipePhases ph;
+    if (pp < 2)
+        return ph;
+    const int from_end = std::min(rank, pp - 1 - rank);
+    const DualPipePassSplit pass = dualPipePassSplit(t_mb);
+    ph.valid = true;
+    ph.rank = rank;
+    ph.alone = std::min(micro_batches, static_cast<int>(dualPipeUnpairedPasses(pp, rank)));
+    ph.deferred_w = pp - 1 - from_end;
+    ph.forward_s = ph.alone * pass.forward_s;
+    ph.weight_backward_s = ph.deferred_w * pass.weight_s;
+    ph.input_backward_s = ph.alone * pass.backward_s - ph.weight_backward_s;
+    ph.paired_s = (micro_batches - ph.alone) * (pass.forward_s + pass.backward_s);
+    ph.idle_s = std::max(0.0, before_optimizer_s - micro_batches * t_mb);
+    return ph;
+}
+
 double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
     const double p = lay.pp;
     if (p <= 1)
@@ -128,7 +160,8 @@ double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
     case PipelineSchedule::interleaved:
         return (p - 1) * t_mb / lay.vpp;
     case PipelineSchedule::dualpipe: {
-        const double f = t_mb / 3.0, b = 2.0 * t_mb / 3.0, w = b / 2.0;
+        const DualPipePassSplit pass = dualPipePassSplit(t_mb);
+        const double f = pass.forward_s, b = pass.backward_s, w = pass.weight_s;
         return std::max(0.0, (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
     }
     case PipelineSchedule::gpipe:

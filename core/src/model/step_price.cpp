@@ -343,6 +343,9 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     for (const double v : step.seconds)
         step.total_s += v;
     price.step_time_s = step.total_s;
+    if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1)
+        price.dualpipe_phases = dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
+                                               step.total_s - step[StepItem::optimizer]);
     return price;
 }
 

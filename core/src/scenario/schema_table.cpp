@@ -506,6 +506,12 @@ std::vector<SchemaField> buildFields() {
         "3).")
         .unit("layers")
         .range(R::size(0, limits::kMaxLayers));
+    add("model.mtp_layers", kMember<kModel, &ModelSpec::mtp_layers>,
+        "Multi-token-prediction modules (DeepSeek-V3 report sec. 2.2: depth 1), each an "
+        "embedding, a 2h -> h projection, one transformer block and the shared output head, "
+        "priced on the last pipeline stage. Default 0.")
+        .unit("modules")
+        .range(R::size(0, limits::kMaxLayers));
     add("model.hidden", kMember<kModel, &ModelSpec::hidden>, "Model (embedding) width h.")
         .unit("elements")
         .range(R::size(1, limits::kMaxHidden))
@@ -689,6 +695,18 @@ std::vector<SchemaField> buildFields() {
         "Virtual stages per pipeline rank (only with schedule: interleaved).")
         .unit("stages")
         .range(R::size(1, kMaxGpus));
+    add("layout.first_stage_layers", kMember<kLayout, &LayoutSpec::first_stage_layers>,
+        "Transformer layers on the first pipeline stage (Megatron-Core "
+        "--decoder-first-pipeline-num-layers); the stages between the first and last share "
+        "the rest evenly. 0 = the even split.")
+        .unit("layers")
+        .range(R::size(0, limits::kMaxLayers));
+    add("layout.last_stage_layers", kMember<kLayout, &LayoutSpec::last_stage_layers>,
+        "Transformer layers on the last pipeline stage (Megatron-Core "
+        "--decoder-last-pipeline-num-layers), which also holds the output head and the MTP "
+        "modules. 0 = the even split.")
+        .unit("layers")
+        .range(R::size(0, limits::kMaxLayers));
     add("layout.dp", kMember<kLayout, &LayoutSpec::dp>,
         "Data parallelism of the dense grid. Default: GPUs / (tp*cp*pp), and it follows tp, cp, "
         "pp and the GPU count while it equals that.")

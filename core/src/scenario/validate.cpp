@@ -554,6 +554,59 @@ private:
         }
     }
 
+    /// Megatron-Core's uneven pipeline (transformer_config.py, transformer_block.py
+    /// get_num_layers_to_build): the first / last stage hold the given layers, the stages between
+    /// them an equal share of the rest, and every stage at least one layer per virtual stage.
+    /// Megatron-Core also wants each end stage's count divisible by vpp; the planner splits it
+    /// as evenly as possible (what --pipeline-model-parallel-layout expresses), so a 61-layer
+    /// model can interleave. False when the split is impossible.
+    bool checkUnevenStages() {
+        const LayoutSpec& l = s_.layout;
+        if (!layers_ok_)
+            return false;
+        const int layers = s_.model.layers;
+        const int vpp = std::max(1, l.vpp);
+        if (l.pp < 2) {
+            error(l.first_stage_layers > 0 ? "layout.first_stage_layers"
+                                           : "layout.last_stage_layers",
+                  "layout.first_stage_layers and last_stage_layers need layout.pp >= 2 (it is " +
+                      formatNumber(l.pp) + ")");
+            return false;
+        }
+        int rest = layers, middle = l.pp;
+        for (const auto& [field, count] :
+             {std::pair<const char*, int>{"layout.first_stage_layers", l.first_stage_layers},
+              std::pair<const char*, int>{"layout.last_stage_layers", l.last_stage_layers}}) {
+            if (count <= 0)
+                continue;
+            if (count < vpp) {
+                error(field, std::string(field) + " = " + formatNumber(count) +
+                                 " is fewer than layout.vpp = " + formatNumber(vpp) +
+                                 " (every virtual stage needs at least one layer)");
+                return false;
+            }
+            rest -= count;
+            --middle;
+        }
+        const std::string split =
+            "model.layers = " + formatNumber(layers) +
+            " less layout.first_stage_layers = " + formatNumber(l.first_stage_layers) +
+            " and last_stage_layers = " + formatNumber(l.last_stage_layers) + " leaves " +
+            formatNumber(rest) + " layers for the " + formatNumber(middle) + " stages between";
+        const char* field =
+            l.last_stage_layers > 0 ? "layout.last_stage_layers" : "layout.first_stage_layers";
+        if (rest < 0 || (middle == 0 && rest != 0)) {
+            error(field, split + " (the end stages must hold all the layers the others do not)");
+            return false;
+        }
+        if (middle > 0 && (rest % middle != 0 || rest < int64_t{middle} * vpp)) {
+            error(field, split + ": they need an equal share of at least layout.vpp = " +
+                             formatNumber(vpp) + " each (Megatron-Core splits them evenly)");
+            return false;
+        }
+        return true;
+    }
+
     void checkPipeline() {
         const LayoutSpec& l = s_.layout;
         const int layers = s_.model.layers;
@@ -574,13 +627,17 @@ private:
             "training.global_batch / (layout.dp * training.micro_batch) = " +
             formatNumber(s_.training.global_batch) + " / (" + formatNumber(l.dp) + " * " +
             formatNumber(s_.training.micro_batch) + ") = " + formatNumber(micro_batches_);
+        const bool uneven = l.first_stage_layers > 0 || l.last_stage_layers > 0;
+        if (uneven)
+            stages_fit = checkUnevenStages() && stages_fit;
         if (interleaved) {
-            if (stages_fit && layers % stages != 0)
+            if (stages_fit && !uneven && layers % stages != 0)
                 error("layout.vpp", "model.layers = " + formatNumber(layers) +
                                         " is not divisible by layout.pp*vpp = " +
                                         joined({l.pp, l.vpp}) + " = " + formatNumber(stages) +
                                         " (the interleaved schedule gives each virtual stage "
-                                        "the same number of layers)");
+                                        "the same number of layers; layout.first_stage_layers "
+                                        "and last_stage_layers make the end stages uneven)");
             if (micro_batches_ > 0 && micro_batches_ % l.pp != 0)
                 error("training.global_batch",
                       "layout.schedule = interleaved needs a number of micro-batches that is a "

@@ -16,18 +16,9 @@ TimelineStream streamOf(const Placement& placement, GroupKind kind) {
                                                                      : TimelineStream::scale_up;
 }
 
-/// The layer split of splitLayers: chunk c holds base (+1 for the first `remainder`) layers.
-std::vector<int> chunkFirstLayers(int layers, int chunks) {
-    const int base = layers / chunks;
-    const int remainder = layers % chunks;
-    std::vector<int> first{0};
-    for (int c = 0; c < chunks; ++c)
-        first.push_back(first.back() + base + (c < remainder ? 1 : 0));
-    return first;
-}
-
-/// A layer's attention, CP, TP, LM head and dense FFN (or shared expert and router) times.
-void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool last_layer) {
+/// A layer's attention, CP, TP, model ends and dense FFN (or shared expert and router) times.
+void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool first_layer,
+                   bool last_layer) {
     k.attention_fwd_s = t.attention_fwd_s;
     k.attention_bwd_s = t.attention_bwd_s;
     k.cp_fwd_s = comm * t.cp_hop_s * t.cp_hops_fwd;
@@ -41,10 +32,9 @@ void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool las
     k.tp_bwd_s = comm * t.tpOperationBwd_s();
     k.tp_fwd_bytes = tp_call_bytes * t.tp_calls_fwd / 2.0;
     k.tp_bwd_bytes = tp_call_bytes * t.tp_calls_bwd / 2.0;
-    if (last_layer) {
-        k.lm_head_fwd_s = t.lm_head_fwd_s;
-        k.lm_head_bwd_s = t.lm_head_bwd_s;
-    }
+    // The model's ends (embedding, LM head, MTP modules) run as the layer's "head" span.
+    k.lm_head_fwd_s = t.endsFwd_s(first_layer, last_layer);
+    k.lm_head_bwd_s = t.endsBwd_s(first_layer, last_layer);
     if (!k.moe) {
         k.ffn_fwd_s = t.dense_ffn_fwd_s;
         k.ffn_bwd_s = t.dense_ffn_bwd_s;
@@ -171,7 +161,7 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
         return in;
     }
     const StepCostModel& costs = *report.costs;
-    in.chunk_first = chunkFirstLayers(in.layers, in.pp * in.vpp);
+    in.chunk_first = chunkFirstLayers(model, lay);
 
     const ExpertLoad& load = report.load;
     const MoeCosts& mc = costs.moe;
@@ -214,7 +204,7 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
                 LayerCosts& k = in.costs[static_cast<size_t>(lane) * in.layers + l];
                 k.layer = l;
                 k.moe = moe && lm >= 0 && lm < in.moe_layers;
-                setDenseCosts(k, costs.layer, comm, l == in.layers - 1);
+                setDenseCosts(k, costs.layer, comm, l == 0, l == in.layers - 1);
                 if (k.moe)
                     moe_pricing.price(k, lane, lm, in);
                 setGradientBucket(k, st, i, comm);
