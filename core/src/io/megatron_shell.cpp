@@ -10,6 +10,30 @@ namespace moe::io {
 
 namespace megatron {
 
+std::string joined(const std::vector<std::string>& values) {
+    std::string text;
+    for (const std::string& v : values)
+        text += (text.empty() ? "" : " ") + v;
+    return text;
+}
+
+/// The flag's single value, or an error (missing, or several where one is due).
+std::optional<std::string> single(ImportState& st, const MegatronFlag& flag) {
+    if (flag.values.empty()) {
+        st.error(flag, "needs a value");
+        return std::nullopt;
+    }
+    return flag.values.front();
+}
+
+/// The EP group's span in nodes when it fills whole nodes (Megatron's expert groups for
+/// group-limited routing are then the nodes), else 0.
+int epNodeSpan(const LayoutSpec& layout, int gpus_per_node) {
+    if (gpus_per_node <= 0 || layout.ep < gpus_per_node || layout.ep % gpus_per_node != 0)
+        return 0;
+    return layout.ep / gpus_per_node;
+}
+
 std::string trim(const std::string& s) {
     const std::size_t begin = s.find_first_not_of(" \t\r\n");
     if (begin == std::string::npos)

@@ -343,9 +343,11 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     for (const double v : step.seconds)
         step.total_s += v;
     price.step_time_s = step.total_s;
+    // The phases end where the optimizer phase begins: its exposed gradient sync and weight
+    // gather belong to the "opt" row, not to the rank's idle time.
     if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1)
         price.dualpipe_phases = dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
-                                               step.total_s - step[StepItem::optimizer]);
+                                               step.total_s - price.optimizer_phase.total_s());
     return price;
 }
 
