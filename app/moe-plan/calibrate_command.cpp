@@ -20,11 +20,18 @@ struct CalibrateOptions {
     std::string case_id;
 };
 
-constexpr const char* kUncalibratedNote =
-    "The model's constants are not calibrated yet (issue 15): these are the 'before' figures.";
-
 std::string signedPercent(double percent) {
     return (percent >= 0 ? "+" : "") + formatFixed(percent, 1) + "%";
+}
+
+std::string targetText(const CalibrationGroupSummary& s) {
+    std::string text = "target";
+    if (s.target_mean_abs_percent > 0)
+        text += " mean <= " + formatFixed(s.target_mean_abs_percent, 0) + "%";
+    if (s.target_max_abs_percent > 0)
+        text += std::string(s.target_mean_abs_percent > 0 ? "," : "") +
+                " max <= " + formatFixed(s.target_max_abs_percent, 0) + "%";
+    return text + (s.meetsTarget() ? ": met" : ": not met");
 }
 
 std::string calibrationTable(const CalibrationRun& run) {
@@ -58,6 +65,8 @@ std::string calibrationText(const CalibrationRun& run) {
             out << ", mean |error| " << formatFixed(s.mean_abs_error_percent, 1)
                 << "%, max |error| " << formatFixed(s.max_abs_error_percent, 1) << "%";
         }
+        if (s.hasTarget())
+            out << "; " << targetText(s);
         out << "\n";
     }
     bool heading = false;
@@ -92,14 +101,21 @@ std::string calibrationText(const CalibrationRun& run) {
             out << "  " << r.reference->group << ": " << r.reference->source << "\n";
         last_source = r.reference->source;
     }
-    out << "\n" << kUncalibratedNote << "\n";
+    if (run.targetGroups() > 0) {
+        out << "\nTargets (issue 15): " << run.targetsMet() << " of " << run.targetGroups()
+            << " groups met"
+            << (run.targetsMet() == run.targetGroups() ? ".\n"
+                                                       : "; the model is not calibrated yet.\n");
+    }
     return out.str();
 }
 
 std::string calibrationJson(const CalibrationRun& run) {
     JsonWriter json;
     beginDocument(json, "calibrate");
-    json.field("calibrated", false).key("cases").beginArray();
+    json.field("calibrated", run.targetGroups() > 0 && run.targetsMet() == run.targetGroups())
+        .key("cases")
+        .beginArray();
     for (const CalibrationResult& r : run.results) {
         const CalibrationCase& c = *r.reference;
         json.beginObject()
@@ -129,6 +145,18 @@ std::string calibrationJson(const CalibrationRun& run) {
         } else {
             json.key("mean_abs_error_percent").null().key("max_abs_error_percent").null();
         }
+        const auto bound = [&](const char* key, double percent) {
+            if (percent > 0)
+                json.field(key, percent);
+            else
+                json.key(key).null();
+        };
+        bound("target_mean_abs_error_percent", s.target_mean_abs_percent);
+        bound("target_max_abs_error_percent", s.target_max_abs_percent);
+        if (s.hasTarget())
+            json.field("meets_target", s.meetsTarget());
+        else
+            json.key("meets_target").null();
         json.endObject();
     }
     json.endArray().endObject();

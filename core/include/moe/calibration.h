@@ -71,11 +71,29 @@ struct CalibrationGroupSummary {
     int cases = 0;    ///< all cases of the group
     double mean_abs_error_percent = 0;
     double max_abs_error_percent = 0;
+    /// Issue 15's done-when for the group (calibrationTarget), 0 = no bound of that kind.
+    double target_mean_abs_percent = 0;
+    double target_max_abs_percent = 0;
+    bool hasTarget() const { return target_mean_abs_percent > 0 || target_max_abs_percent > 0; }
+    /// Every case compared and within the bounds; false for a group without a target.
+    bool meetsTarget() const;
 };
+
+/// The accuracy a group must reach (issue 15, "Done when"): SC21 mean |error| <= 5% and max
+/// <= 12%; each DeepSeek-V3 figure within 15%; the perfectly balanced DeepSeek-V3 step within
+/// 15%. Groups without a stated target get {0, 0}.
+struct CalibrationTarget {
+    double mean_abs_percent = 0;
+    double max_abs_percent = 0;
+};
+CalibrationTarget calibrationTarget(const std::string& group);
 
 struct CalibrationRun {
     std::vector<CalibrationResult> results;
     std::vector<CalibrationGroupSummary> summary; ///< per group, in case order
+    /// Groups with a target, and how many of them meet it.
+    int targetGroups() const;
+    int targetsMet() const;
 };
 
 /// Evaluates every case (or only the case `only_id`; unknown ids give an empty run).

@@ -57,10 +57,41 @@ double signedErrorPercent(double predicted, double published) {
     return (predicted - published) / published * 100.0;
 }
 
+CalibrationTarget calibrationTarget(const std::string& group) {
+    if (group == "sc21")
+        return {5.0, 12.0};
+    if (group == "deepseek-v3" || group == "deepseek-v3-perfect")
+        return {0.0, 15.0};
+    return {};
+}
+
+bool CalibrationGroupSummary::meetsTarget() const {
+    if (!hasTarget() || compared == 0 || compared < cases)
+        return false;
+    const bool mean_ok =
+        target_mean_abs_percent <= 0 || mean_abs_error_percent <= target_mean_abs_percent;
+    const bool max_ok =
+        target_max_abs_percent <= 0 || max_abs_error_percent <= target_max_abs_percent;
+    return mean_ok && max_ok;
+}
+
+int CalibrationRun::targetGroups() const {
+    return static_cast<int>(
+        std::count_if(summary.begin(), summary.end(), [](const auto& g) { return g.hasTarget(); }));
+}
+
+int CalibrationRun::targetsMet() const {
+    return static_cast<int>(std::count_if(summary.begin(), summary.end(),
+                                          [](const auto& g) { return g.meetsTarget(); }));
+}
+
 CalibrationGroupSummary summarizeGroup(const std::string& group,
                                        const std::vector<CalibrationResult>& results) {
     CalibrationGroupSummary summary;
     summary.group = group;
+    const CalibrationTarget target = calibrationTarget(group);
+    summary.target_mean_abs_percent = target.mean_abs_percent;
+    summary.target_max_abs_percent = target.max_abs_percent;
     double sum_abs = 0;
     for (const CalibrationResult& r : results) {
         if (r.reference->group != group)
@@ -399,9 +430,13 @@ constexpr BridgeRow kRows[] = {
 /// - Perfectly balanced routing: "In MoE training benchmarks, we force-balance the token
 ///   distribution among experts and all benchmarks are token-dropless" (the summary's footnote;
 ///   moe_router_force_load_balancing = True), so uniform expert popularity, no node limit.
-/// Not expressible here: the recipe's uneven layout "Et*4|(t*4|)*14tmL" (embedding and loss on
-/// their own chunks) and the MTP layer; the 26.04.01 B200 row's EP all-to-all overlap
-/// (moe_a2a_overlap).
+/// - The recipe's layout "Et*4|(t*4|)*14tmL": 16 chunks (PP x VP = 16 in every row), the first
+///   with the embedding and 4 layers, 14 of 4 layers, the last with 1 layer, the MTP module and
+///   the loss. Chunk c sits on stage c mod PP, so the first stage holds 4 VP layers and the last
+///   4 (VP - 1) + 1; the stages between hold (61 - 8 VP + 3) / (PP - 2) each (16, 8 and 4 for
+///   PP 4, 8, 16), as the recipe's chunks give them. The planner spreads an end stage's layers
+///   evenly over its VP chunks (13 on GB200's last stage as 4+3+3+3, not 4+4+4+1).
+/// Not expressible here: the 26.04.01 B200 row's EP all-to-all overlap (moe_a2a_overlap).
 FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
     const int nodes = kGpus / row.gpus_per_node;
     const int dp = kGpus / row.pp;
@@ -429,6 +464,9 @@ FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
         {"layout.cp", int64_t{1}},
         {"layout.pp", int64_t{row.pp}},
         {"layout.vpp", int64_t{row.vpp}},
+        {"layout.first_stage_layers", int64_t{4 * row.vpp}},
+        {"layout.last_stage_layers", int64_t{4 * (row.vpp - 1) + 1}},
+        {"model.mtp_layers", int64_t{1}},
         {"layout.dp", int64_t{dp}},
         {"layout.ep", int64_t{row.ep}},
         {"layout.etp", int64_t{1}},
