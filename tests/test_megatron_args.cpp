@@ -376,6 +376,23 @@ private slots:
         QCOMPARE(r.scenario->model.kv_heads, 4); // no --group-query-attention: MHA
     }
 
+    void sequenceParallelIsAFlag() {
+        // Megatron's --sequence-parallel is off unless set: without it every TP rank runs the
+        // norms and dropouts on all tokens (training.tp_activations: replicated). Export
+        // writes the flag back only for a sequence-parallel layout with TP > 1.
+        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                 "--seq-length 128 --bf16 --swiglu --tensor-model-parallel-size 2 ";
+        const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
+        MegatronImport r = importMegatronArgs(head, o);
+        QVERIFY2(r.ok(), errors(r).c_str());
+        QCOMPARE(r.scenario->training.tp_activations, TpActivations::replicated);
+        QVERIFY(exportMegatronArgs(*r.scenario).find("--sequence-parallel") == std::string::npos);
+        r = importMegatronArgs(head + "--sequence-parallel", o);
+        QVERIFY2(r.ok(), errors(r).c_str());
+        QCOMPARE(r.scenario->training.tp_activations, TpActivations::sequence_parallel);
+        QVERIFY(exportMegatronArgs(*r.scenario).find("--sequence-parallel") != std::string::npos);
+    }
+
     void badValuesPointAtTheirLine() {
         MegatronImportOptions o = onPreset("bad.sh", "h100-sxm", 1);
         const std::string text = "ARGS=(\n"

@@ -432,6 +432,18 @@ void TestModelCosts::memoryTensorParallel() {
     // optimizer: 12 * (636,162,048/32 + 4,831,838,208/8) = 12 * (19,880,064 + 603,979,776)
     //   = 7,486,318,080
     QCOMPARE(mem.optimizer_bytes, 7486318080.0);
+
+    // Without sequence parallelism the parts TP does not split stay whole on both TP ranks
+    // (Korthikanti eq. 2's 10 sbh): with selective recompute the QKV input is recomputed, so
+    // norm inputs 4 + fc1 input 2 + dropout masks 2 = 8 sbh units per layer, of which the
+    // sharded layout held 8/tp: one more 8 x sbh/2 per layer, 24 layers, one micro-batch.
+    QCOMPARE(s.training.recompute, Recompute::selective);
+    Scenario replicated = s;
+    replicated.training.tp_activations = TpActivations::replicated;
+    const MemoryBreakdown whole = memoryPerGpu(replicated, splitLayers(s.model, s.layout)[0]);
+    const double sbh_over_tp =
+        double(s.model.seq_len) * s.training.micro_batch * s.model.hidden / 2;
+    QCOMPARE(whole.activations_bytes - mem.activations_bytes, 8.0 * sbh_over_tp * 24);
 }
 
 void TestModelCosts::memoryPipelineStages() {

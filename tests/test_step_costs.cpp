@@ -239,12 +239,22 @@ private slots:
         // Element-wise per token: two norms (2 passes each) and two residual adds (3 each) of
         // h = 1024, rotary on 8 query + 8 key heads of 128 = 2048 elements, 2 passes: 10 x 1024
         // + 2 x 2048 = 14,336 BF16 elements = 28,672 B. Dropout adds two 1-byte masks of h.
-        QCLOSE(layerElementwiseForward_s(s.model, kTokens, r), kTokens * 28672.0 / kHbm);
-        QCLOSE(layerElementwiseForward_s(hand({"model.dropout=0.1"}).model, kTokens, r),
+        QCLOSE(layerElementwiseForward_s(s.model, kTokens, 1, r), kTokens * 28672.0 / kHbm);
+        QCLOSE(layerElementwiseForward_s(hand({"model.dropout=0.1"}).model, kTokens, 1, r),
                kTokens * (28672.0 + 2048.0) / kHbm);
         // Selective recompute of GQA attention: no up-projection GEMMs, the two norms' 4
         // passes.
-        QCLOSE(selectiveRecompute_s(s.model, 1, kTokens, r), kTokens * 1024 * 2 * 4 / kHbm);
+        QCLOSE(selectiveRecompute_s(s.model, 1, kTokens, 1, r), kTokens * 1024 * 2 * 4 / kHbm);
+        // Without sequence parallelism at TP 4 each GPU runs the norms and residual adds on
+        // all 4 x 1024 tokens of its TP group: the 10 x 1024 hidden-sized elements per token
+        // count 4 times, rotary (per head, split by TP) once: (4 x 10,240 + 4,096) x 2 B.
+        QCLOSE(layerElementwiseForward_s(s.model, kTokens, 4, r),
+               kTokens * (4 * 20480.0 + 8192.0) / kHbm);
+        QCLOSE(selectiveRecompute_s(s.model, 1, kTokens, 4, r), 4 * kTokens * 1024 * 2 * 4 / kHbm);
+        QCOMPARE(
+            tpReplicas(hand({"layout.tp=4", "layout.dp=2", "training.tp_activations=replicated"})),
+            4.0);
+        QCOMPARE(tpReplicas(hand({"layout.tp=4", "layout.dp=2"})), 1.0);
     }
 
     void unfusedAttention() {
@@ -289,7 +299,7 @@ private slots:
             hand({"training.attention_kernel=unfused", "training.recompute=full"});
         const Report rep = evaluate(full);
         const double rest_s = attentionForward_s(full.model, 1, kTokens, r) +
-                              layerElementwiseForward_s(full.model, kTokens, r);
+                              layerElementwiseForward_s(full.model, kTokens, 1, r);
         const double core_fwd_s = attentionCoreForward_s(full.model, unfused, 1, kTokens, r);
         QCLOSE(rep.costs->layer.attention_fwd_s, rest_s + core_fwd_s);
         QCLOSE(rep.costs->layer.attention_bwd_s,
@@ -301,7 +311,7 @@ private slots:
         QCLOSE(evaluate(sel).costs->layer.attention_bwd_s,
                2 * rest_s + core_fwd_s +
                    attentionCoreBackward_s(sel.model, unfused, 1, kTokens, r) +
-                   selectiveRecompute_s(sel.model, 1, kTokens, r));
+                   selectiveRecompute_s(sel.model, 1, kTokens, 1, r));
     }
 
     void mlps() {

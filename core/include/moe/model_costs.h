@@ -108,4 +108,9 @@ int microBatchesPerStep(const Scenario& scenario);
 /// (sequence parallelism shards tokens over TP).
 double tokensPerGpuPerMicroBatch(const Scenario& scenario);
 
+/// Without sequence parallelism (training.tp_activations: replicated) every TP rank runs the
+/// norms, residual adds and dropouts on all tp x tokens of its group (Korthikanti et al. 2022,
+/// sec. 4.2.2: these parts are "replicated across the tensor parallel group"): tp; else 1.
+double tpReplicas(const Scenario& s);
+
 } // namespace moe

@@ -187,6 +187,10 @@ enum class Recompute { none, selective, full };
 /// How core attention runs: one fused kernel that never writes the s x s scores (FlashAttention)
 /// or Megatron's 2021 path that materializes them (baddbmm, fused softmax, dropout, bmm).
 enum class AttentionKernel { flash, unfused };
+/// How the TP ranks hold the work outside the TP-split GEMMs (norms, residual adds, dropout):
+/// sharded by sequence (Megatron --sequence-parallel, 2022) or replicated on every TP rank
+/// (Megatron-LM before it; the flag's default is still off).
+enum class TpActivations { sequence_parallel, replicated };
 
 /// Which data-parallel communication of the distributed optimizer overlaps compute
 /// (Megatron-LM: --overlap-grad-reduce; --overlap-param-gather, which requires it).
@@ -204,6 +208,7 @@ struct TrainingSpec {
     DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
     Recompute recompute = Recompute::none;
     AttentionKernel attention_kernel = AttentionKernel::flash;
+    TpActivations tp_activations = TpActivations::sequence_parallel;
     double checkpoint_interval_s = 0; ///< compute time between checkpoints; 0 = optimal (Daly)
     bool operator==(const TrainingSpec&) const = default;
 };
@@ -293,6 +298,7 @@ const char* toString(AttentionKind a);
 const char* toString(Recompute r);
 const char* toString(MlpKind k);
 const char* toString(AttentionKernel k);
+const char* toString(TpActivations t);
 const char* toString(Fp8Recipe r);
 const char* toString(DpOverlap o);
 const char* toString(Dim d);
@@ -311,6 +317,7 @@ std::optional<AttentionKind> parseAttentionKind(const std::string& s);
 std::optional<Recompute> parseRecompute(const std::string& s);
 std::optional<MlpKind> parseMlpKind(const std::string& s);
 std::optional<AttentionKernel> parseAttentionKernel(const std::string& s);
+std::optional<TpActivations> parseTpActivations(const std::string& s);
 std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s);
 std::optional<Dim> parseDim(const std::string& s);
 std::optional<PipelineSchedule> parsePipelineSchedule(const std::string& s);

@@ -131,10 +131,14 @@ double attentionCoreBackward_s(const ModelSpec& model, AttentionKernel kernel, i
                                double tokens, const HardwareRates& r);
 /// One layer's forward element-wise passes outside attention's core and the MLP's activation:
 /// two norms, two residual adds (bias and dropout fused), rotary on Q and K, dropout masks.
-double layerElementwiseForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
+/// `hidden_replicas`: how many TP ranks' tokens each GPU runs the hidden-sized passes on
+/// (tpReplicas: 1 with sequence parallelism, tp without).
+double layerElementwiseForward_s(const ModelSpec& model, double tokens, double hidden_replicas,
+                                 const HardwareRates& r);
 /// What selective recompute runs again in backward per layer: the MLA up-projections and the
 /// two norms (0 for other recompute modes is the caller's business).
-double selectiveRecompute_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
+double selectiveRecompute_s(const ModelSpec& model, int tp, double tokens, double hidden_replicas,
+                            const HardwareRates& r);
 /// SwiGLU's elementwise passes over `ffn_columns` intermediate columns per token.
 double swiglu_s(const ModelSpec& model, double tokens, double ffn_columns, const HardwareRates& r);
 /// The dense MLP's activation (SwiGLU or GeLU, model.mlp) on one GPU's tokens x ffn elements.

@@ -447,6 +447,8 @@ void finishPrecisionAndMemory(ImportState& st) {
     t.dp_overlap = st.overlap_param_gather  ? DpOverlap::grad_reduce_and_param_gather
                    : st.overlap_grad_reduce ? DpOverlap::grad_reduce
                                             : DpOverlap::none;
+    t.tp_activations =
+        st.sequence_parallel ? TpActivations::sequence_parallel : TpActivations::replicated;
     t.recompute = st.recompute == "full"        ? Recompute::full
                   : st.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;

@@ -12,26 +12,6 @@ namespace moe::io::megatron {
 
 namespace {
 
-std::optional<int64_t> wholeNumber(ImportState& st, const MegatronFlag& flag, int64_t min = 0) {
-    const std::optional<std::string> text = single(st, flag);
-    if (!text)
-        return std::nullopt;
-    int64_t value = 0;
-    const char* first = text->data();
-    const char* last = first + text->size();
-    const auto [end, ec] = std::from_chars(first, last, value);
-    if (ec != std::errc() || end != last) {
-        st.error(flag, "expected a whole number, got '" + *text + "'");
-        return std::nullopt;
-    }
-    if (value < min) {
-        st.error(flag,
-                 "expected a whole number of at least " + std::to_string(min) + ", got " + *text);
-        return std::nullopt;
-    }
-    return value;
-}
-
 std::optional<int> intValue(ImportState& st, const MegatronFlag& flag, int min = 0) {
     const std::optional<int64_t> v = wholeNumber(st, flag, min);
     if (!v)
@@ -590,8 +570,18 @@ std::vector<Rule> buildRules() {
             if (toString(s.layout.order) == std::string("tp-cp-ep-pp-dp"))
                 out.push_back("--use-tp-pp-dp-mapping");
         }));
-    add(assumption("--sequence-parallel", "the model's TP uses sequence parallelism", G::parallel,
-                   [](const Scenario& s) { return s.layout.tp > 1; }));
+    add(mapped(
+        "--sequence-parallel", A::none, G::parallel,
+        "training.tp_activations = sequence-parallel (without it: replicated, Megatron's default; "
+        "the flag exists since April 2022, cfd2e21607)",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            st.sequence_parallel = true;
+            st.set("training.tp_activations", f);
+        },
+        [](const Scenario& s, std::vector<std::string>& out) {
+            if (s.layout.tp > 1 && s.training.tp_activations == TpActivations::sequence_parallel)
+                out.push_back("--sequence-parallel");
+        }));
     add(mapped(
         "--overlap-grad-reduce", A::none, G::training,
         "training.dp_overlap (Megatron's default: no overlap)",

@@ -73,6 +73,7 @@ struct ImportState {
     bool bf16 = false, fp16 = false, fp8 = false, grads_bf16 = false;
     bool distributed_optimizer = false, fsdp = false;
     bool overlap_grad_reduce = false, overlap_param_gather = false;
+    bool sequence_parallel = false;
     std::string sharding = "optim_grads_params";
     std::optional<int> router_groups, router_group_topk;
     std::string recompute;
@@ -109,6 +110,8 @@ std::string trim(const std::string& s);
 std::string joined(const std::vector<std::string>& values);
 /// The flag's single value, or an error (missing, or several where one is due).
 std::optional<std::string> single(ImportState& st, const MegatronFlag& flag);
+/// The flag's single value as a whole number >= min, or an error naming the flag.
+std::optional<int64_t> wholeNumber(ImportState& st, const MegatronFlag& flag, int64_t min = 0);
 /// The EP group's span in nodes when it fills whole nodes (Megatron's expert groups for
 /// group-limited routing are then the nodes), else 0.
 int epNodeSpan(const LayoutSpec& layout, int gpus_per_node);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +26,26 @@ std::optional<std::string> single(ImportState& st, const MegatronFlag& flag) {
         return std::nullopt;
     }
     return flag.values.front();
+}
+
+std::optional<int64_t> wholeNumber(ImportState& st, const MegatronFlag& flag, int64_t min) {
+    const std::optional<std::string> text = single(st, flag);
+    if (!text)
+        return std::nullopt;
+    int64_t value = 0;
+    const char* first = text->data();
+    const char* last = first + text->size();
+    const auto [end, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc() || end != last) {
+        st.error(flag, "expected a whole number, got '" + *text + "'");
+        return std::nullopt;
+    }
+    if (value < min) {
+        st.error(flag,
+                 "expected a whole number of at least " + std::to_string(min) + ", got " + *text);
+        return std::nullopt;
+    }
+    return value;
 }
 
 /// The EP group's span in nodes when it fills whole nodes (Megatron's expert groups for

@@ -192,6 +192,9 @@ FieldEditResult sc21Scenario(const Sc21Row& row) {
         {"training.global_batch", int64_t{row.batch}},
         {"training.micro_batch", int64_t{row.micro_batch}},
         {"training.recompute", std::string("full")},
+        // No sequence parallelism: Megatron-LM gained --sequence-parallel in April 2022
+        // (cfd2e21607); the replication commit 6985e58 has no such option.
+        {"training.tp_activations", std::string("replicated")},
         {"training.attention_kernel", std::string("unfused")},
         {"training.zero_stage", int64_t{0}},
         {"training.optimizer", std::string("adam")},

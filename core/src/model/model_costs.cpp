@@ -308,6 +308,9 @@ int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches)
 //   backward instead of stored; MLA then stores its latents (q_lora + kv_lora + rope dims).
 //   FP8 training caches the inputs of linear layers in FP8 (DeepSeek-V3 section 3.3.3;
 //   Transformer Engine does the same): those parts take half the bytes.
+//   Without sequence parallelism (training.tp_activations: replicated) the parts TP does not
+//   split stay whole on every TP rank: norm inputs, QKV and fc1 inputs, dropout masks (10 sbh
+//   in Korthikanti's eq. 2), and a full-recompute layer input is 2*s*b*h.
 //   Full recompute stores only each layer's input, 2*s*b*h/TP, plus one layer's full
 //   activations while it is recomputed in backward.
 // - The last stage also holds FP32 logits for the cross-entropy, 4*s*b*vocab/(TP*CP) bytes, for
@@ -316,6 +319,10 @@ int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches)
 //   and combine (same count, BF16) in flight. Mean routing; skew adds to it.
 // - Workspace: a fixed 3 GB (CUDA context ~0.5 GB, cuBLAS/cuDNN workspaces, NCCL buffers for
 //   the TP/EP/DP/PP communicators) plus 5% of HBM for caching-allocator fragmentation.
+double tpReplicas(const Scenario& s) {
+    return s.training.tp_activations == TpActivations::replicated ? s.layout.tp : 1.0;
+}
+
 double optimizerStateBytesPerParam(const TrainingSpec& training) {
     // Megatron-LM's precision-aware optimizer keeps the main (master) parameters in FP32 and
     // the moments at --exp-avg-dtype / --exp-avg-sq-dtype; DeepSeek-V3 tracks both moments in
@@ -333,9 +340,16 @@ constexpr double kKorthikantiBytesPerElement = 2.0;
 struct ActivationUnits {
     double attention = 0;  ///< attention block including its norms
     double mlp_per_4h = 0; ///< one MLP pass with a 4h intermediate
+    /// Without sequence parallelism: what the other TP ranks' tokens add per layer to the parts
+    /// TP does not split (Korthikanti et al. 2022, eq. 2: sbh(10 + 24/t + 5as/(ht)) against
+    /// sbh(34/t + ...) with sequence parallelism; the 10 = norm inputs 4, QKV and fc1 inputs
+    /// 2 + 2, dropout masks 1 + 1).
+    double replicated = 0;
 };
 
-ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute, bool unfused) {
+/// `replicas`: tpReplicas (tp without sequence parallelism, else 1).
+ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute, bool unfused,
+                                double replicas) {
     const bool selective = recompute == Recompute::selective;
     const double linear_input = m.compute_precision == Precision::fp8 ? 0.5 : 1.0;
     ActivationUnits u;
@@ -358,6 +372,7 @@ ActivationUnits activationUnits(const ModelSpec& m, Recompute recompute, bool un
     const double activation_input = 8.0;
     const double activation_output = selective ? 0.0 : 8.0 * linear_input;
     u.mlp_per_4h = fc1_input + activation_input + activation_output + dropout_mask;
+    u.replicated = (replicas - 1.0) * (norm_inputs + qkv_input + fc1_input + 2.0 * dropout_mask);
     return u;
 }
 } // namespace
@@ -462,12 +477,13 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     const double sbh = double(m.seq_len) * t.micro_batch * m.hidden / (double(tp) * cp);
     const double four_h = 4.0 * m.hidden;
     const bool unfused = t.attention_kernel == AttentionKernel::unfused;
-    const ActivationUnits stored = activationUnits(m, t.recompute, unfused);
-    const ActivationUnits whole = activationUnits(m, Recompute::none, unfused);
+    const double replicas = tpReplicas(scenario);
+    const ActivationUnits stored = activationUnits(m, t.recompute, unfused, replicas);
+    const ActivationUnits whole = activationUnits(m, Recompute::none, unfused, replicas);
     const auto layer_units = [&](const ActivationUnits& u, bool moe_layer) {
         if (!moe_layer)
-            return u.attention + u.mlp_per_4h * m.ffn_hidden / four_h;
-        return u.attention + u.mlp_per_4h * m.top_k * m.expert_ffn_hidden / four_h +
+            return u.attention + u.replicated + u.mlp_per_4h * m.ffn_hidden / four_h;
+        return u.attention + u.replicated + u.mlp_per_4h * m.top_k * m.expert_ffn_hidden / four_h +
                u.mlp_per_4h * m.shared_experts * m.effectiveSharedFfn() / four_h;
     };
     const double dense_layer_units = layer_units(stored, false);
@@ -475,7 +491,7 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     const int in_flight = inFlightMicroBatches(l, stage.stage, microBatchesPerStep(scenario));
     double per_micro_batch = 0;
     if (t.recompute == Recompute::full) {
-        const double input_units = 2.0;
+        const double input_units = 2.0 * replicas; // a layer's input, whole without SP
         per_micro_batch = input_units * sbh * act_scale * stage.layers;
         const double largest = std::max(dense_layers > 0 ? layer_units(whole, false) : 0.0,
                                         moe_layers > 0 ? layer_units(whole, true) : 0.0);

@@ -38,16 +38,17 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     // whole forward again, and selective recompute re-runs an unfused core (Korthikanti et
     // al.'s selective recompute drops exactly its s x s activations, model_costs.cpp).
     const AttentionKernel kernel = s.training.attention_kernel;
+    const double replicas = tpReplicas(s);
     const int cp = s.layout.cp;
     const double core_fwd_s = attentionCoreForward_s(m, kernel, cp, tokens, r);
     const double core_bwd_s = attentionCoreBackward_s(m, kernel, cp, tokens, r);
     const double rest_fwd_s =
-        attentionForward_s(m, tp, tokens, r) + layerElementwiseForward_s(m, tokens, r);
+        attentionForward_s(m, tp, tokens, r) + layerElementwiseForward_s(m, tokens, replicas, r);
     const bool core_recomputed = selective && kernel == AttentionKernel::unfused;
     c.attention_fwd_s = rest_fwd_s + core_fwd_s;
     c.attention_bwd_s = rest_fwd_s * (passes - 1.0) + core_bwd_s +
                         core_fwd_s * (passes - 3.0 + (core_recomputed ? 1.0 : 0.0)) +
-                        (selective ? selectiveRecompute_s(m, tp, tokens, r) : 0.0);
+                        (selective ? selectiveRecompute_s(m, tp, tokens, replicas, r) : 0.0);
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
     c.dense_ffn_bwd_s =
         c.dense_ffn_fwd_s * (passes - 1.0) + activation_recompute * mlpActivation_s(m, tokens, r);

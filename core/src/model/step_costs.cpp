@@ -358,7 +358,8 @@ double attentionCoreBackward_s(const ModelSpec& m, AttentionKernel kernel, int c
            batchedGemm_s({g.keys, g.qk_dim, g.queries}, g.batch, r);
 }
 
-double layerElementwiseForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+double layerElementwiseForward_s(const ModelSpec& m, double tokens, double hidden_replicas,
+                                 const HardwareRates& r) {
     // Per token, in hidden-sized elements: two norms, two residual adds (biases and dropout
     // fused in), rotary on this GPU's query and key heads (MLA: the rope parts only, its key
     // rope shared by every head), and with dropout each residual dropout's one-byte mask.
@@ -369,7 +370,7 @@ double layerElementwiseForward_s(const ModelSpec& m, double tokens, const Hardwa
             : double(m.heads + m.kv_heads) * m.effectiveHeadDim();
     const double passes = 2.0 * efficiency::kNormPasses + 2.0 * efficiency::kResidualPasses;
     const double mask_bytes = m.dropout > 0 ? 2.0 * efficiency::kDropoutMaskBytes : 0.0;
-    return elementwise_s(tokens * h, passes, mask_bytes, m, r) +
+    return elementwise_s(hidden_replicas * tokens * h, passes, mask_bytes, m, r) +
            elementwise_s(tokens * rotary_elements, efficiency::kRotaryPasses, 0, m, r);
 }
 
@@ -386,7 +387,8 @@ double attentionForward_s(const ModelSpec& m, int tp, double tokens, const Hardw
            rowParallel_s(tokens, tp, out_in_features, h, r);
 }
 
-double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, double hidden_replicas,
+                            const HardwareRates& r) {
     // Selective recompute (norms, activation functions, MLA up-projection; model_costs.cpp)
     // re-runs the MLA up-projection GEMMs (q_lora -> heads x (nope + rope), kv_lora -> heads x
     // (nope + v), column-parallel) and the two norms' passes in backward.
@@ -399,7 +401,8 @@ double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, const Har
                   columnParallel_s(tokens, tp, d.kv_lora_rank,
                                    heads * (d.qk_nope_head_dim + d.v_head_dim), r);
     }
-    return gemms_s + elementwise_s(tokens * m.hidden, efficiency::kNormPassesPerLayer, 0, m, r);
+    return gemms_s + elementwise_s(hidden_replicas * tokens * m.hidden,
+                                   efficiency::kNormPassesPerLayer, 0, m, r);
 }
 
 double swiglu_s(const ModelSpec& m, double tokens, double ffn_columns, const HardwareRates& r) {

@@ -63,6 +63,9 @@ constexpr auto allValues(MlpKind) {
 constexpr auto allValues(AttentionKernel) {
     return std::array{AttentionKernel::flash, AttentionKernel::unfused};
 }
+constexpr auto allValues(TpActivations) {
+    return std::array{TpActivations::sequence_parallel, TpActivations::replicated};
+}
 constexpr auto allValues(Fp8Recipe) {
     return std::array{Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::blockwise,
                       Fp8Recipe::mxfp8};

@@ -18,6 +18,7 @@ constexpr const char* kAttentionKindNames[] = {"gqa", "mla"};
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
 constexpr const char* kMlpKindNames[] = {"swiglu", "gelu"};
 constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
+constexpr const char* kTpActivationsNames[] = {"sequence-parallel", "replicated"};
 constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDpOverlapNames[] = {"none", "grad-reduce", "grad-reduce-and-param-gather"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
@@ -125,6 +126,9 @@ const char* toString(MlpKind k) {
 const char* toString(AttentionKernel k) {
     return nameOf(kAttentionKernelNames, k);
 }
+const char* toString(TpActivations t) {
+    return nameOf(kTpActivationsNames, t);
+}
 const char* toString(Fp8Recipe r) {
     return nameOf(kFp8RecipeNames, r);
 }
@@ -177,6 +181,9 @@ std::optional<MlpKind> parseMlpKind(const std::string& s) {
 }
 std::optional<AttentionKernel> parseAttentionKernel(const std::string& s) {
     return parseName<AttentionKernel>(kAttentionKernelNames, s);
+}
+std::optional<TpActivations> parseTpActivations(const std::string& s) {
+    return parseName<TpActivations>(kTpActivationsNames, s);
 }
 std::optional<Fp8Recipe> parseFp8Recipe(const std::string& s) {
     return parseName<Fp8Recipe>(kFp8RecipeNames, s);

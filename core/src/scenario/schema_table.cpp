@@ -672,6 +672,13 @@ std::vector<SchemaField> buildFields() {
         "writes them) or unfused (Megatron-LM before FlashAttention: score and context GEMMs "
         "over the full s x s square, the scores written, softmaxed and dropped out through "
         "HBM). Default flash.");
+    add("training.tp_activations", kMember<kTraining, &TrainingSpec::tp_activations>,
+        "Where the work outside the TP-split GEMMs runs (norms, residual adds, dropout): "
+        "sequence-parallel shards it by sequence over the TP ranks (Megatron --sequence-parallel, "
+        "an all-gather and a reduce-scatter around each block); replicated runs it on all tokens "
+        "on every TP rank and keeps those activations whole (Megatron without the flag, and "
+        "Megatron-LM before 2022; an all-reduce after each block, the same bytes). No effect at "
+        "TP = 1. Default sequence-parallel.");
     add("training.checkpoint_interval_s", kMember<kTraining, &TrainingSpec::checkpoint_interval_s>,
         "Training time between checkpoints; 0 = the optimum for the cluster's failure rate "
         "(Young/Daly).")
