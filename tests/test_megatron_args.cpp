@@ -393,6 +393,25 @@ private slots:
         QVERIFY(exportMegatronArgs(*r.scenario).find("--sequence-parallel") != std::string::npos);
     }
 
+    void epOverlapIsAFlag() {
+        // --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B, off unless set)
+        // is training.ep_overlap; export writes it back only when set.
+        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
+                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
+        MegatronImport r = importMegatronArgs(head, o);
+        QVERIFY2(r.ok(), errors(r).c_str());
+        QCOMPARE(r.scenario->training.ep_overlap, EpOverlap::none);
+        QVERIFY(exportMegatronArgs(*r.scenario).find("--overlap-moe-expert-parallel-comm") ==
+                std::string::npos);
+        r = importMegatronArgs(head + "--overlap-moe-expert-parallel-comm", o);
+        QVERIFY2(r.ok(), errors(r).c_str());
+        QCOMPARE(r.scenario->training.ep_overlap, EpOverlap::combined_1f1b);
+        QVERIFY(exportMegatronArgs(*r.scenario).find("--overlap-moe-expert-parallel-comm") !=
+                std::string::npos);
+    }
+
     void badValuesPointAtTheirLine() {
         MegatronImportOptions o = onPreset("bad.sh", "h100-sxm", 1);
         const std::string text = "ARGS=(\n"

@@ -542,6 +542,61 @@ private slots:
         QVERIFY(moe::test::close(r7.input_backward_s, 2.6));
         QVERIFY(moe::test::close(r7.paired_s, 30.9));
         QVERIFY(!dualPipePhases(1, 120, 0, 0.3, 40).valid);
+        // Shares F 0.3, W 0.1 of t = 0.3: F = 0.09, B = 0.21, W = 0.03. Rank 0: 1F = 23 x 0.09
+        // = 2.07, 1W = 15 x 0.03 = 0.45, 1B = 23 x 0.21 - 0.45 = 4.38, 1F1B = 97 x 0.3 = 29.1.
+        r0 = dualPipePhases(16, 120, 0, 0.3, 40, PassShares{0.3, 0.1});
+        QVERIFY(moe::test::close(r0.forward_s, 2.07));
+        QVERIFY(moe::test::close(r0.weight_backward_s, 0.45));
+        QVERIFY(moe::test::close(r0.input_backward_s, 4.38));
+        QVERIFY(moe::test::close(r0.paired_s, 29.1));
+    }
+
+    /// Combined 1F1B's passes alone, in micro-batches: warm-up chunk forwards over vpp.
+    /// PP 8, VP 2, m = 16: stage 0 min(7 x 2 + 1 x 8 + 1, 32) = 23 -> 11.5; stage 7
+    /// min(0 + 8 + 1, 32) = 9 -> 4.5. m = pp: all of them (m). No pipeline: the first forward.
+    void combinedUnpaired() {
+        QCOMPARE(combinedUnpairedPasses(8, 2, 16, 0), 11.5);
+        QCOMPARE(combinedUnpairedPasses(8, 2, 16, 7), 4.5);
+        QCOMPARE(combinedUnpairedPasses(4, 2, 4, 1), 4.0);
+        QCOMPARE(combinedUnpairedPasses(1, 1, 8, 0), 1.0);
+    }
+
+    /// The weight-gradient part of each backward. A dense SwiGLU FFN's dW is its GEMMs alone:
+    /// forward less the activation (3 passes of tokens x ffn elements at 2 B over HBM). The
+    /// experts' dW is their forward less the permutes (4 passes of h per slot). On the
+    /// DeepSeek-V3 sample the stage's weight share is the dW over forward + backward, below the
+    /// 1/3 of a GEMM-only model (attention's core and the element-wise work have no dW).
+    void weightGradients() {
+        const LoadResult loaded =
+            loadScenarioFile(moe::test::samplePath("deepseek-v3-2048xh800.yaml"));
+        QVERIFY(loaded.ok());
+        const Scenario& s = *loaded.scenario;
+        const Report rep = evaluate(s);
+        const StepCostModel& c = *rep.costs;
+        const LayerPassCosts& l = c.layer;
+        const double act_bytes = bytesPerElement(s.model.activation_precision);
+        const double activation_s =
+            3.0 * c.tokens * s.model.ffn_hidden * act_bytes / c.rates.hbm_bytes_s;
+        QVERIFY(moe::test::close(l.dense_ffn_fwd_s - l.dense_ffn_wgrad_s, activation_s));
+        QVERIFY(moe::test::close(l.router_wgrad_s, l.router_fwd_s));
+        QVERIFY(l.attention_wgrad_s > 0 && l.attention_wgrad_s < l.attention_fwd_s);
+        const double slot_count = c.moe.mean_slots;
+        const double permute_s =
+            slot_count * 4.0 * s.model.hidden * act_bytes / c.rates.hbm_bytes_s;
+        QVERIFY(moe::test::close(c.moe.mean.expert_fwd_s - c.moe.mean.expert_wgrad_s, permute_s));
+        // The stage's shares, from its layers' operations.
+        const StageCosts& st = c.stages[4];
+        QVERIFY(st.layers.dense_layers == 0 && !st.layers.has_lm_head && !st.layers.has_embedding);
+        const double n = st.layers.layers;
+        const double fwd =
+            n * (l.attention_fwd_s + l.shared_fwd_s + l.router_fwd_s + c.moe.mean.expert_fwd_s);
+        const double bwd =
+            n * (l.attention_bwd_s + l.shared_bwd_s + l.router_bwd_s + c.moe.mean.expert_bwd_s);
+        const double wgrad = n * (l.attention_wgrad_s + l.shared_wgrad_s + l.router_wgrad_s +
+                                  c.moe.mean.expert_wgrad_s);
+        QVERIFY(moe::test::close(st.shares.forward, fwd / (fwd + bwd)));
+        QVERIFY(moe::test::close(st.shares.weight, wgrad / (fwd + bwd)));
+        QVERIFY(st.shares.weight < 1.0 / 3.0 && st.shares.forward < 1.0 / 3.0);
     }
 
     /// The embedding per token: forward 2 passes of h activations; backward the gradient read
@@ -590,6 +645,12 @@ private slots:
         lay.vpp = 1;
         // F = 1, B = 2, W = 1, F&B = 3: (4/2 - 1)(3 + 2 - 3) = 2.
         QCOMPARE(pipelineBubble_s(lay, t), 2.0);
+        // Less of the backward in dW: F = 0.3 t = 0.9, B = 2.1, W = 0.2 t = 0.6, F&B = 3:
+        // (4/2 - 1)(3 + 2.1 - 1.8) = 3.3.
+        QVERIFY(moe::test::close(pipelineBubble_s(lay, t, PassShares{0.3, 0.2}), 3.3));
+        lay.pp = 16;
+        // (16/2 - 1)(3 + 2.1 - 1.8) = 23.1.
+        QVERIFY(moe::test::close(pipelineBubble_s(lay, t, PassShares{0.3, 0.2}), 23.1));
         lay.pp = 1;
         QCOMPARE(pipelineBubble_s(lay, t), 0.0);
     }

@@ -46,6 +46,8 @@ TimelineInput uniformInput(PipelineSchedule schedule, int pp, int vpp, int m,
         in.costs[static_cast<size_t>(l)].layer = l;
         in.costs[static_cast<size_t>(l)].attention_fwd_s = f;
         in.costs[static_cast<size_t>(l)].attention_bwd_s = b;
+        // A GEMM-only layer: its weight gradients are the forward's work again.
+        in.costs[static_cast<size_t>(l)].attention_wgrad_s = std::min(f, b);
     }
     in.optimizer_s.assign(static_cast<size_t>(pp), 0.0);
     return in;
@@ -324,6 +326,12 @@ private slots:
                              st.router_bwd_s + st.shared_fwd_s + st.shared_bwd_s +
                              experts.expert_fwd_s + experts.expert_bwd_s;
         const double tmb = layer * 24 / 4; // 6 MoE layers per stage
+        // DualPipe's B and W: the backward's and its weight gradients' shares of t.
+        const double backward =
+            st.attention_bwd_s + st.router_bwd_s + st.shared_bwd_s + experts.expert_bwd_s;
+        const double weights =
+            st.attention_wgrad_s + st.router_wgrad_s + st.shared_wgrad_s + experts.expert_wgrad_s;
+        const double b = tmb * backward / layer, w = tmb * weights / layer;
         const double m = report.micro_batches;
         QCOMPARE(report.micro_batches, 256 / (16 * 2));
         const double p = 4;
@@ -331,14 +339,25 @@ private slots:
         if (schedule == "interleaved")
             expected = m * tmb + (p - 1) * tmb / vpp;
         else if (schedule == "dualpipe")
-            expected = m * tmb + (p / 2 - 1) * (2.0 * tmb / 3.0); // (F&B + B - 3W), W = B/2
+            expected = m * tmb + (p / 2 - 1) * (tmb + b - 3.0 * w); // (F&B + B - 3W)
         else
             expected = (m + p - 1) * tmb;
-        QVERIFY2(near(t.step_time_s, expected, 1e-12),
-                 qPrintable(QString("%1 vs %2").arg(t.step_time_s, 0, 'g', 17).arg(expected)));
-        // evaluate()'s own bubble formula agrees on the same t.
+        // DualPipe: the paper's bubble is exact when W = F (a model of GEMMs alone); with less
+        // of the backward in W the simulated schedule's ends save up to one forward chunk
+        // (p = 4..16, F = 1, B = 2..3, W = 0.2..1: 0 to 1 F shorter), so the closed form is
+        // an upper bound within F.
         if (schedule == "dualpipe")
-            QVERIFY(near(expected - m * tmb, (p / 2 - 1) * (tmb + 2 * tmb / 3 - tmb)));
+            QVERIFY2(t.step_time_s <= expected * (1 + 1e-12) &&
+                         t.step_time_s >= expected - (tmb - b) - 1e-12,
+                     qPrintable(QString("%1 vs %2").arg(t.step_time_s, 0, 'g', 17).arg(expected)));
+        else
+            QVERIFY2(near(t.step_time_s, expected, 1e-12),
+                     qPrintable(QString("%1 vs %2").arg(t.step_time_s, 0, 'g', 17).arg(expected)));
+        // evaluate()'s own bubble formula agrees on the same t and shares.
+        if (schedule == "dualpipe")
+            QVERIFY(
+                near(expected - m * tmb,
+                     pipelineBubble_s(s.layout, tmb, {1.0 - backward / layer, weights / layer})));
     }
 
     /// Unequal stages (the last holds the LM head): 1F1B and GPipe take m * t_last plus the
@@ -469,15 +488,14 @@ private slots:
               label.c_str(), toString(scenario.layout.schedule), t.step_time_s, report.step_time_s,
               100.0 * error, keyOf(worst), 1e3 * (report.step[worst] - t.breakdown[worst]));
         // Known gap (issue 15, open): with the published loss-free routing and FP8 block scaling
-        // the DeepSeek-V3 samples whose EP all-to-all crosses InfiniBand expose ~1.1 s more
+        // the DeepSeek-V3 samples whose EP all-to-all crosses InfiniBand expose ~0.8-1.3 s more
         // all-to-all in the simulated DualPipe pairs than the closed form's pair model hides
-        // (H800: 15.9 s simulated vs 14.5 s; B200: 19.8 vs 18.3 s; the HGX B200 what-if's
-        // bubble: 0.65 vs 0.35 s). The NVL72 variants agree.
+        // (H800: 16.2 s simulated vs 14.7 s; B200: 20.1 vs 18.4 s). The NVL72 variants and the
+        // HGX B200 what-if agree.
         // The expected failure turns into an unexpected pass, and must go, once they agree.
         const bool known_gap =
             scenario.layout.schedule == PipelineSchedule::dualpipe &&
-            (scenario.name == "deepseek-v3-2048xh800" || scenario.name == "b200-1024-deepseek-v3" ||
-             scenario.name == "hgx-b200-infiniband");
+            (scenario.name == "deepseek-v3-2048xh800" || scenario.name == "b200-1024-deepseek-v3");
         if (known_gap) {
             bool agrees = std::fabs(error) <= 0.02;
             for (int i = 0; i < kStepItemCount; ++i) {
@@ -565,6 +583,7 @@ private slots:
             k.moe = true;
             k.expert_fwd_s = 1.0;
             k.expert_bwd_s = 2.0;
+            k.expert_wgrad_s = 1.0;
             k.dispatch_fwd_s = k.combine_fwd_s = k.dispatch_bwd_s = k.combine_bwd_s = 0.5;
         }
         const Timeline t = simulateTimeline(in);
@@ -683,6 +702,35 @@ private slots:
         QCOMPARE(item(t, StepItem::optimizer), 1.5);
         QCOMPARE(item(t, StepItem::attention), 12.0);
         QVERIFY(checkInvariants(t).empty());
+    }
+
+    /// Combined 1F1B (training.ep_overlap) without a pipeline and interleaved: the simulated
+    /// schedule pairs the steady state's passes, agrees with the closed form, and exposes less
+    /// all-to-all than the same layout without the overlap (an EP all-to-all over a slow
+    /// NIC, so there is something to hide).
+    void combinedOneFOneBAgrees() {
+        const std::vector<std::vector<std::string>> layouts = {
+            {},
+            {"layout.pp=2", "layout.dp=32", "layout.vpp=2", "layout.schedule=interleaved",
+             "training.global_batch=2048"}};
+        for (const std::vector<std::string>& layout : layouts) {
+            std::vector<std::string> base = layout;
+            base.push_back("layout.order=tp-cp-dp-ep-pp");
+            base.push_back("cluster.scale_out.bandwidth_gbps=50");
+            std::vector<std::string> overlapped = base;
+            overlapped.push_back("training.ep_overlap=combined-1f1b");
+            const Scenario plain = defaultWith(base);
+            const Scenario paired = defaultWith(overlapped);
+            QVERIFY(paired.training.ep_overlap == EpOverlap::combined_1f1b);
+            compareClosedForm(paired, "combined 1F1B pp " + std::to_string(paired.layout.pp));
+            const Report a = evaluate(plain), b = evaluate(paired);
+            QVERIFY(b.step[StepItem::all_to_all] < 0.8 * a.step[StepItem::all_to_all]);
+            const Timeline t = simulateTimeline(paired, b);
+            int pairs = 0;
+            for (const Span& span : t.rows[0].spans)
+                pairs += span.kind == SpanKind::weight_grad ? 1 : 0;
+            QVERIFY2(pairs > 0, "the steady state runs split (paired) backwards");
+        }
     }
 
     /// Each DP overlap on a scenario: the simulated step's ends agree with evaluate's closed

@@ -270,6 +270,32 @@ const std::vector<Case>& singleProblemCases() {
          "layout.schedule = dualpipe needs an even number of micro-batches (half enter from "
          "each end), but training.global_batch / (layout.dp * training.micro_batch) = 136 / "
          "(8 * 1) = 17"},
+        {"ep overlap on a 1f1b pipeline",
+         [](Scenario& s) {
+             setLayout(s, 1, 1, 4, 16);
+             s.training.ep_overlap = EpOverlap::combined_1f1b;
+         },
+         "training.ep_overlap",
+         "training.ep_overlap = combined-1f1b needs layout.schedule = interleaved with "
+         "layout.vpp > 1 when layout.pp > 1 (Megatron-Core pairs passes only in the interleaved "
+         "schedule), but layout.schedule = 1f1b, layout.vpp = 1"},
+        {"ep overlap under dualpipe",
+         [](Scenario& s) {
+             setLayout(s, 1, 1, 8, 8);
+             s.layout.schedule = PipelineSchedule::dualpipe;
+             s.training.ep_overlap = EpOverlap::combined_1f1b;
+         },
+         "training.ep_overlap",
+         "training.ep_overlap = combined-1f1b is for 1F1B pipelines; layout.schedule = dualpipe "
+         "already runs its passes in overlapped pairs (set training.ep_overlap = none)"},
+        {"ep overlap on a dense model",
+         [](Scenario& s) {
+             makeDense(s);
+             s.training.ep_overlap = EpOverlap::combined_1f1b;
+         },
+         "training.ep_overlap",
+         "training.ep_overlap = combined-1f1b overlaps the expert-parallel all-to-all, but the "
+         "model has no MoE layers"},
         // --- dense and MoE model rules ---
         {"dense model with ep",
          [](Scenario& s) {

@@ -196,6 +196,11 @@ enum class TpActivations { sequence_parallel, replicated };
 /// (Megatron-LM: --overlap-grad-reduce; --overlap-param-gather, which requires it).
 enum class DpOverlap { none, grad_reduce, grad_reduce_and_param_gather };
 
+/// Whether the expert-parallel all-to-all of one micro-batch hides behind another's compute
+/// outside DualPipe: Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm) fuses
+/// the steady state's forward and backward of two micro-batches like DualPipe's pairs.
+enum class EpOverlap { none, combined_1f1b };
+
 struct TrainingSpec {
     int64_t global_batch = 1; ///< sequences per optimizer step
     int micro_batch = 1;      ///< sequences per micro-batch per pipeline replica
@@ -206,6 +211,7 @@ struct TrainingSpec {
     /// --use-precision-aware-optimizer --exp-avg-dtype / --exp-avg-sq-dtype.
     Precision optimizer_states = Precision::fp32;
     DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
+    EpOverlap ep_overlap = EpOverlap::none;
     Recompute recompute = Recompute::none;
     AttentionKernel attention_kernel = AttentionKernel::flash;
     TpActivations tp_activations = TpActivations::sequence_parallel;
@@ -301,6 +307,7 @@ const char* toString(AttentionKernel k);
 const char* toString(TpActivations t);
 const char* toString(Fp8Recipe r);
 const char* toString(DpOverlap o);
+const char* toString(EpOverlap o);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);

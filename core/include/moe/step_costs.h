@@ -146,11 +146,16 @@ double mlpActivation_s(const ModelSpec& model, double tokens, const HardwareRate
 /// A dense FFN sharded over `tp`: its GEMMs (SwiGLU: gate and up fused, then down; GeLU: up,
 /// then down) and its activation.
 double denseFfnForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
+/// Its weight gradients: the GEMMs' work again (the activation has no weights).
+double denseFfnWeightGrads_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// The router's GEMM (hidden x experts) on the GPU's own tokens.
 double routerForward_s(const ModelSpec& model, double tokens, const HardwareRates& r);
 /// The shared experts of a MoE layer sharded over `tp`: GEMMs and activation.
 double sharedExpertsForward_s(const ModelSpec& model, int tp, double tokens,
                               const HardwareRates& r);
+/// Their weight gradients: the GEMMs' work again.
+double sharedExpertsWeightGrads_s(const ModelSpec& model, int tp, double tokens,
+                                  const HardwareRates& r);
 /// The output head (vocab x hidden), vocabulary-parallel over `tp`.
 double lmHeadForward_s(const ModelSpec& model, int tp, double tokens, const HardwareRates& r);
 /// The input embedding's row gather per micro-batch (memory-bound), and its backward: the
@@ -237,16 +242,32 @@ PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairS
 /// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
 /// alone rather than fused into overlapped pairs.
 double dualPipeUnpairedPasses(int pp, int stage);
+/// Combined 1F1B (training.ep_overlap): the micro-batches' worth of chunk passes pipeline rank
+/// `stage` runs alone, its warm-up forwards (and as many cool-down backwards) over vpp.
+double combinedUnpairedPasses(int pp, int vpp, int micro_batches, int stage);
+/// Whether the step's passes run in overlapped forward & backward pairs (DualPipe, or
+/// combined 1F1B), each one's transfers under the other's compute.
+bool pairsPasses(const Scenario& scenario);
 
-/// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms).
-double pipelineBubble_s(const LayoutSpec& layout, double t_mb);
-/// A micro-batch's time t split into one chunk's forward F = t/3, full backward B = 2t/3 and
-/// weight-gradient part W = B/2 (the model's 1:2 forward:backward; W as the weight GEMMs' half
-/// of backward), for DualPipe's bubble and phases.
+/// A pass's compute split by what it waits for: the forward's share of forward + backward, and
+/// the share of the backward's weight-gradient GEMMs (which nothing downstream waits for, so
+/// zero-bubble schedules defer them). 1/3 and 1/3: a model of GEMMs alone (backward = 2x
+/// forward, half of it dW). Measured on a stage by stagePassShares.
+struct PassShares {
+    double forward = 1.0 / 3.0, weight = 1.0 / 3.0;
+};
+
+/// A micro-batch's time t split into one chunk's forward F = forward t, full backward
+/// B = (1 - forward) t and its weight-gradient part W = weight t, for DualPipe's bubble and
+/// phases. The default is the 1:2 forward:backward of a model of GEMMs alone, W half of B.
 struct DualPipePassSplit {
     double forward_s = 0, backward_s = 0, weight_s = 0;
 };
-DualPipePassSplit dualPipePassSplit(double t_mb);
+DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares = {});
+
+/// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms); DualPipe's
+/// depends on how t splits into F, B and W.
+double pipelineBubble_s(const LayoutSpec& layout, double t_mb, const PassShares& shares = {});
 
 /// Gradient buckets synced one after another on one stream as the last backward releases them
 /// (Megatron's overlapped gradient reduce): bucket j, taking sync_s[j], is released when
@@ -275,6 +296,13 @@ struct LayerPassCosts {
     double embedding_fwd_s = 0, embedding_bwd_s = 0; ///< the first stage (layer 0)
     /// The model.mtp_layers multi-token-prediction modules, with the LM head on the last stage.
     double mtp_fwd_s = 0, mtp_bwd_s = 0;
+    /// The weight-gradient part of each backward above: the GEMMs that compute dW from the
+    /// layer's input and its output gradient, the forward GEMMs' work again (attention: the
+    /// projections only; the core has no weights). The rest of a backward (input gradients,
+    /// the attention core, element-wise work, recomputation) is what later layers wait for.
+    /// An embedding's whole backward is its weight gradient (the rows' scatter-add).
+    double attention_wgrad_s = 0, dense_ffn_wgrad_s = 0, shared_wgrad_s = 0, router_wgrad_s = 0;
+    double lm_head_wgrad_s = 0, embedding_wgrad_s = 0, mtp_wgrad_s = 0;
     /// What the model's ends add to a layer's pass: the embedding before layer 0, the LM head
     /// and the MTP modules after the last layer.
     double endsFwd_s(bool first_layer, bool last_layer) const {
@@ -284,6 +312,10 @@ struct LayerPassCosts {
     double endsBwd_s(bool first_layer, bool last_layer) const {
         return (first_layer ? embedding_bwd_s : 0.0) +
                (last_layer ? lm_head_bwd_s + mtp_bwd_s : 0.0);
+    }
+    double endsWgrad_s(bool first_layer, bool last_layer) const {
+        return (first_layer ? embedding_wgrad_s : 0.0) +
+               (last_layer ? lm_head_wgrad_s + mtp_wgrad_s : 0.0);
     }
     /// TP with sequence parallelism: one all-gather or reduce-scatter, and calls per layer
     /// (two around attention, two around the MLP; per pass).
@@ -304,6 +336,7 @@ struct LayerPassCosts {
 /// the all-to-alls paced by the busiest receiver.
 struct MoeLayerPrice {
     double expert_fwd_s = 0, expert_bwd_s = 0;
+    double expert_wgrad_s = 0; ///< of expert_bwd_s: the weight-gradient grouped GEMMs
     /// Forward: dispatch then combine; backward: combine's gradient first (with full recompute
     /// plus the re-run forward pair), then dispatch's gradient after the expert GEMMs.
     double dispatch_fwd_s = 0, combine_fwd_s = 0, combine_bwd_s = 0, dispatch_bwd_s = 0;
@@ -330,12 +363,16 @@ struct MoeCosts {
     /// transfers: attention alone, and attention + router + shared experts.
     double attention_fwd_s = 0, attention_bwd_s = 0;
     double attention_block_fwd_s = 0, attention_block_bwd_s = 0;
+    double attention_wgrad_s = 0, attention_block_wgrad_s = 0; ///< of the backwards: dW
     double tp_fwd_s = 0, tp_bwd_s = 0; ///< one TP operation per pass (0 without TP)
 
     /// Forward time of one EP rank's grouped expert GEMMs holding `slots` token slots.
     double expertForward_s(double slots) const;
     /// Backward time of the same, recomputation included.
     double expertBackward_s(double slots) const;
+    /// Of that backward, the weight-gradient grouped GEMMs (the forward's GEMMs again, without
+    /// the permutes).
+    double expertWeightGrads_s(double slots) const;
     /// One dispatch all-to-all when the busiest receiver gets `factor` x the mean bytes
     /// (factors below 1 count as 1).
     double dispatch_s(double factor) const;
@@ -385,10 +422,12 @@ struct StageCosts {
     /// Per micro-batch at the mean load: compute items (attention, dense FFN & head, router,
     /// expert compute) and the exposed transfers (all-to-all, TP, CP); imbalance wait 0.
     StepBreakdown mean;
-    double compute_s = 0;       ///< all compute per micro-batch
-    double backward_s = 0;      ///< of which backward
-    double unpaired = 0;        ///< DualPipe: passes the rank runs alone (dualPipeUnpairedPasses)
-    double dense_pair_tp_s = 0; ///< DualPipe: TP exposure of the stage's dense layers per pair
+    double compute_s = 0; ///< all compute per micro-batch
+    PassShares shares;    ///< how that compute splits into F, B and W
+    /// Paired passes (DualPipe, combined 1F1B): the micro-batches the rank runs alone
+    /// (dualPipeUnpairedPasses, combinedUnpairedPasses).
+    double unpaired = 0;
+    double dense_pair_tp_s = 0; ///< paired passes: TP exposure of the dense layers per pair
     StageTraffic traffic;
     StageSync sync;
     /// Gradient buckets: each layer (in layers.layer_indices order) is one, holding its share
@@ -421,6 +460,7 @@ struct RankSync {
 /// replay.
 struct StepCostModel {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    bool paired_passes = false; ///< pairsPasses: DualPipe or combined 1F1B
     LayoutSpec layout;
     double micro_batches = 1;
     double tokens = 0; ///< per GPU per layer per micro-batch
@@ -473,7 +513,7 @@ struct DualPipePhases {
 /// Rank `rank`'s phases for m micro-batches of time t_mb; before_optimizer_s is the step less
 /// its optimizer (the rank's idle time is what m t_mb leaves of it).
 DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
-                              double before_optimizer_s);
+                              double before_optimizer_s, const PassShares& shares = {});
 
 struct StepPrice {
     std::vector<StepBreakdown> stage_per_micro_batch; ///< per stage, at the sample's load

@@ -156,6 +156,11 @@ struct LayerCosts {
            dispatch_bwd_wait_s = 0;
     double dispatch_bytes = 0, combine_bytes = 0;
     double lm_head_fwd_s = 0, lm_head_bwd_s = 0; ///< embedding, LM head and MTP (the ends)
+    /// Of each backward above, the weight-gradient GEMMs (LayerPassCosts' *_wgrad_s): what a
+    /// zero-bubble schedule defers to a W step, and what a fused pair's transfers do not wait
+    /// for. At most the backward.
+    double attention_wgrad_s = 0, ffn_wgrad_s = 0, router_wgrad_s = 0, expert_wgrad_s = 0,
+           lm_head_wgrad_s = 0;
     /// The layer's gradient bucket (dense + expert parameters).
     double grad_sync_s = 0, param_gather_s = 0, sync_bytes = 0;
 };
@@ -174,6 +179,9 @@ struct TimelineInput {
     std::vector<double> optimizer_s; ///< per stage
     double grad_norm_s = 0;          ///< gradient clipping's all-reduce, once per rank
     DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
+    /// Combined 1F1B (training.ep_overlap): the interleaved (or unpipelined) schedule's steady
+    /// state runs each forward fused with the backward beside it.
+    bool combined_1f1b = false;
     double pp_send_s = 0;
     double pp_bytes = 0;
     TimelineStream ep_stream = TimelineStream::scale_up;

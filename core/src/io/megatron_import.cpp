@@ -449,6 +449,7 @@ void finishPrecisionAndMemory(ImportState& st) {
                                             : DpOverlap::none;
     t.tp_activations =
         st.sequence_parallel ? TpActivations::sequence_parallel : TpActivations::replicated;
+    t.ep_overlap = st.overlap_moe_ep_comm ? EpOverlap::combined_1f1b : EpOverlap::none;
     t.recompute = st.recompute == "full"        ? Recompute::full
                   : st.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;

@@ -417,9 +417,17 @@ std::vector<Rule> buildRules() {
                }));
     add(notModelled("--moe-shared-expert-overlap", A::none,
                     "shared-expert compute overlapping the dispatch"));
-    add(notModelled("--overlap-moe-expert-parallel-comm", A::none,
-                    "1F1B all-to-all overlap between micro-batches (the nearest is "
-                    "layout.schedule: dualpipe)"));
+    add(mapped(
+        "--overlap-moe-expert-parallel-comm", A::none, G::moe,
+        "training.ep_overlap = combined-1f1b (Megatron's default: none)",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            st.overlap_moe_ep_comm = true;
+            st.set("training.ep_overlap", f);
+        },
+        [](const Scenario& s, std::vector<std::string>& out) {
+            if (s.training.ep_overlap == EpOverlap::combined_1f1b)
+                out.push_back("--overlap-moe-expert-parallel-comm");
+        }));
     add(notModelled("--delay-wgrad-compute", A::none,
                     "weight-gradient GEMMs deferred to hide the all-to-all"));
     add(notModelled("--moe-layer-recompute", A::none,

@@ -74,6 +74,7 @@ struct ImportState {
     bool distributed_optimizer = false, fsdp = false;
     bool overlap_grad_reduce = false, overlap_param_gather = false;
     bool sequence_parallel = false;
+    bool overlap_moe_ep_comm = false;
     std::string sharding = "optim_grads_params";
     std::optional<int> router_groups, router_group_topk;
     std::string recompute;

@@ -395,6 +395,7 @@ struct BridgeRow {
     int gpus_per_node, nodes_per_rack;
     const char* scale_up_domain;
     int pp, vpp, ep;
+    bool ep_a2a_overlap; ///< the recipe's moe_a2a_overlap (training.ep_overlap)
     double tokens_per_s_per_gpu;
 };
 
@@ -414,11 +415,11 @@ constexpr int kSeq = 4096;
 // hybridep dispatcher, no EP all-to-all overlap, recompute ["mla_up_proj"].
 constexpr BridgeRow kRows[] = {
     {"bridge-dsv3-gb200", "DeepSeek-V3 MXFP8 PP4 VP4 EP64 on 256 GB200 NVL72", "26.04.01",
-     "21d102f5e", "gb200", 4, 16, "rack", 4, 4, 64, 4256},
+     "21d102f5e", "gb200", 4, 16, "rack", 4, 4, 64, false, 4256},
     {"bridge-dsv3-b200", "DeepSeek-V3 MXFP8 PP8 VP2 EP32 on 256 DGX B200", "26.04.01", "21d102f5e",
-     "b200", 8, 4, "node", 8, 2, 32, 3328},
+     "b200", 8, 4, "node", 8, 2, 32, true, 3328},
     {"bridge-dsv3-b200-pp16", "DeepSeek-V3 MXFP8 PP16 EP8 on 256 DGX B200", "26.04", "87ba119e6",
-     "b200", 8, 4, "node", 16, 1, 8, 2815},
+     "b200", 8, 4, "node", 16, 1, 8, false, 2815},
 };
 
 /// The row as a scenario: the DeepSeek-V3 sample's model (layers, MLA, experts, vocab) with the
@@ -439,7 +440,8 @@ constexpr BridgeRow kRows[] = {
 ///   4 (VP - 1) + 1; the stages between hold (61 - 8 VP + 3) / (PP - 2) each (16, 8 and 4 for
 ///   PP 4, 8, 16), as the recipe's chunks give them. The planner spreads an end stage's layers
 ///   evenly over its VP chunks (13 on GB200's last stage as 4+3+3+3, not 4+4+4+1).
-/// Not expressible here: the 26.04.01 B200 row's EP all-to-all overlap (moe_a2a_overlap).
+/// - The 26.04.01 B200 row's EP all-to-all overlap (moe_a2a_overlap): combined 1F1B
+///   (training.ep_overlap), its steady-state passes in overlapped pairs.
 FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
     const int nodes = kGpus / row.gpus_per_node;
     const int dp = kGpus / row.pp;
@@ -477,6 +479,7 @@ FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
         {"layout.order", std::string("tp-cp-ep-dp-pp")},
         {"layout.max_nodes_per_token", int64_t{0}},
         {"routing.model", std::string("uniform")},
+        {"training.ep_overlap", std::string(row.ep_a2a_overlap ? "combined-1f1b" : "none")},
     };
     return setFields(deepseek, fields);
 }

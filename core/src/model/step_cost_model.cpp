@@ -49,20 +49,26 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     c.attention_bwd_s = rest_fwd_s * (passes - 1.0) + core_bwd_s +
                         core_fwd_s * (passes - 3.0 + (core_recomputed ? 1.0 : 0.0)) +
                         (selective ? selectiveRecompute_s(m, tp, tokens, replicas, r) : 0.0);
+    c.attention_wgrad_s = attentionForward_s(m, tp, tokens, r);
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
+    c.dense_ffn_wgrad_s = denseFfnWeightGrads_s(m, tp, tokens, r);
     c.dense_ffn_bwd_s =
         c.dense_ffn_fwd_s * (passes - 1.0) + activation_recompute * mlpActivation_s(m, tokens, r);
     c.shared_fwd_s = sharedExpertsForward_s(m, tp, tokens, r);
     c.shared_bwd_s =
         c.shared_fwd_s * (passes - 1.0) +
         activation_recompute * swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn(), r);
+    c.shared_wgrad_s = sharedExpertsWeightGrads_s(m, tp, tokens, r);
     c.router_fwd_s = routerForward_s(m, tokens, r);
     c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
+    c.router_wgrad_s = c.router_fwd_s; // the gating GEMM is all of the router's forward
     // The LM head is not recomputed: backward is 2x forward.
     c.lm_head_fwd_s = lmHeadForward_s(m, tp, tokens, r);
     c.lm_head_bwd_s = 2.0 * c.lm_head_fwd_s;
+    c.lm_head_wgrad_s = c.lm_head_fwd_s;
     c.embedding_fwd_s = embeddingForward_s(m, tokens, r);
     c.embedding_bwd_s = embeddingBackward_s(m, tokens, r);
+    c.embedding_wgrad_s = c.embedding_bwd_s;
     if (tp > 1) {
         // An all-gather before and a reduce-scatter after attention and after each MLP block,
         // forward and backward (backward runs them again under full recompute).
@@ -113,6 +119,9 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     c.attention_bwd_s = layer.attention_bwd_s;
     c.attention_block_fwd_s = layer.attention_fwd_s + layer.router_fwd_s + layer.shared_fwd_s;
     c.attention_block_bwd_s = layer.attention_bwd_s + layer.router_bwd_s + layer.shared_bwd_s;
+    c.attention_wgrad_s = layer.attention_wgrad_s;
+    c.attention_block_wgrad_s =
+        layer.attention_wgrad_s + layer.router_wgrad_s + layer.shared_wgrad_s;
     c.tp_fwd_s = layer.tpOperationFwd_s();
     c.tp_bwd_s = layer.tpOperationBwd_s();
     c.mean = c.price(1.0);
@@ -136,16 +145,22 @@ void setMtpCosts(const Scenario& s, StepCostModel& model) {
     const double projection_s = mtpProjectionForward_s(m, s.layout.tp, tokens, model.rates);
     const bool moe_block = model.moe.valid && m.isMoe() && m.layers - 1 >= m.dense_layers;
     double block_fwd_s = l.attention_fwd_s, block_bwd_s = l.attention_bwd_s;
+    double block_wgrad_s = l.attention_wgrad_s;
     if (moe_block) {
-        block_fwd_s += l.router_fwd_s + l.shared_fwd_s + model.moe.mean.expert_fwd_s;
-        block_bwd_s += l.router_bwd_s + l.shared_bwd_s + model.moe.mean.expert_bwd_s;
+        const MoeLayerPrice& e = model.moe.mean;
+        block_fwd_s += l.router_fwd_s + l.shared_fwd_s + e.expert_fwd_s;
+        block_bwd_s += l.router_bwd_s + l.shared_bwd_s + e.expert_bwd_s;
+        block_wgrad_s += l.router_wgrad_s + l.shared_wgrad_s + e.expert_wgrad_s;
     } else {
         block_fwd_s += l.dense_ffn_fwd_s;
         block_bwd_s += l.dense_ffn_bwd_s;
+        block_wgrad_s += l.dense_ffn_wgrad_s;
     }
     l.mtp_fwd_s = m.mtp_layers * (l.embedding_fwd_s + projection_s + block_fwd_s + l.lm_head_fwd_s);
     l.mtp_bwd_s =
         m.mtp_layers * (l.embedding_bwd_s + 2.0 * projection_s + block_bwd_s + l.lm_head_bwd_s);
+    l.mtp_wgrad_s =
+        m.mtp_layers * (l.embedding_wgrad_s + projection_s + block_wgrad_s + l.lm_head_wgrad_s);
 }
 
 /// Gradient sync of one stage per step: ZeRO >= 1 (Megatron's distributed optimizer)
@@ -197,6 +212,29 @@ StageSync stageSync(const Scenario& s, const Placement& placement, const StageLa
     return sync;
 }
 
+/// A stage's forward and weight-gradient shares of its compute per micro-batch, from its
+/// operations: forward = F / (F + B), weight = W / (F + B) with W the dW GEMMs of the backward.
+PassShares stagePassShares(const LayerPassCosts& l, const MoeCosts& moe, const StageLayers& layers,
+                           double moe_layers) {
+    const double n = layers.layers, dense = layers.dense_layers;
+    const bool first = layers.has_embedding, last = layers.has_lm_head;
+    double fwd = l.attention_fwd_s * n + l.dense_ffn_fwd_s * dense +
+                 (l.shared_fwd_s + l.router_fwd_s) * moe_layers + l.endsFwd_s(first, last);
+    double bwd = l.attention_bwd_s * n + l.dense_ffn_bwd_s * dense +
+                 (l.shared_bwd_s + l.router_bwd_s) * moe_layers + l.endsBwd_s(first, last);
+    double wgrad = l.attention_wgrad_s * n + l.dense_ffn_wgrad_s * dense +
+                   (l.shared_wgrad_s + l.router_wgrad_s) * moe_layers + l.endsWgrad_s(first, last);
+    if (moe.valid) {
+        fwd += moe.mean.expert_fwd_s * moe_layers;
+        bwd += moe.mean.expert_bwd_s * moe_layers;
+        wgrad += moe.mean.expert_wgrad_s * moe_layers;
+    }
+    const double total = fwd + bwd;
+    if (!(total > 0))
+        return {};
+    return {fwd / total, wgrad / total};
+}
+
 StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepCostModel& model,
                       const ParamCounts& pc, const StageLayers& layers) {
     const LayerPassCosts& l = model.layer;
@@ -222,7 +260,7 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
         b[StepItem::expert_compute] = moe_layers * moe.mean.experts_s();
     c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
                   b[StepItem::expert_compute];
-    c.backward_s = c.compute_s * 2.0 / recomputeFactor(s.training.recompute);
+    c.shares = stagePassShares(l, moe, layers, moe_layers);
 
     // Traffic per micro-batch. All-to-all per MoE layer: fp forward dispatches and one backward
     // (the combine's gradient) in the dispatch direction, fp + 1 combines in the other.
@@ -250,9 +288,12 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     (l.cp_scale_out ? t.cp_out : t.cp_up) = l.cp_hop_bytes * cp_hops;
     t.cp_calls = static_cast<int>(cp_hops);
 
-    if (model.schedule == PipelineSchedule::dualpipe) {
+    if (model.paired_passes) {
+        const int m = static_cast<int>(model.micro_batches);
         c.unpaired =
-            std::min(model.micro_batches, dualPipeUnpairedPasses(s.layout.pp, layers.stage));
+            model.schedule == PipelineSchedule::dualpipe
+                ? std::min(model.micro_batches, dualPipeUnpairedPasses(s.layout.pp, layers.stage))
+                : combinedUnpairedPasses(s.layout.pp, s.layout.vpp, m, layers.stage);
         if (l.tp_calls_fwd > 0 && layers.dense_layers > 0) {
             // A dense layer with TP > 1 has two segments per pass (F attention | B FFN | F FFN
             // | B attention beside B TP | F TP | B TP | F TP); without TP none, its compute
@@ -261,8 +302,8 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
             const PairSegment forward[] = {{0, tp_fwd, true, l.attention_fwd_s},
                                            {0, tp_fwd, true, l.dense_ffn_fwd_s}};
             const PairSegment backward[] = {
-                {0, tp_bwd, true, l.dense_ffn_bwd_s, l.dense_ffn_fwd_s},
-                {0, tp_bwd, true, l.attention_bwd_s, l.attention_fwd_s}};
+                {0, tp_bwd, true, l.dense_ffn_bwd_s, l.dense_ffn_wgrad_s},
+                {0, tp_bwd, true, l.attention_bwd_s, l.attention_wgrad_s}};
             c.dense_pair_tp_s =
                 alternatingSegmentsExposure(forward, backward, 2).tp_s * layers.dense_layers;
         }
@@ -381,6 +422,7 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     StepCostModel model;
     const LayoutSpec& lay = s.layout;
     model.schedule = lay.schedule;
+    model.paired_passes = pairsPasses(s);
     model.layout = lay;
     model.micro_batches = microBatchesPerStep(s);
     model.tokens = tokensPerGpuPerMicroBatch(s);

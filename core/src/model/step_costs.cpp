@@ -90,7 +90,8 @@ constexpr double kDropoutPasses = 2.0;
 constexpr double kPermutePassesPerSlot = 4.0;
 // Overlapping communication with compute is not free: the communication kernels occupy SMs.
 // DeepSeek-V3 (report, section 3.2.2) dedicates 20 of the H800's 132 SMs to all-to-all while
-// DualPipe overlaps it, so compute runs on the remaining ~85%.
+// DualPipe overlaps it, so compute runs on the remaining ~85%. Combined 1F1B overlaps the
+// same transfers the same way (training.ep_overlap), at the same share.
 constexpr double kOverlapCommSmShare = 20.0 / 132.0;
 // Quantization passes of FP8 GEMMs, in bytes of HBM traffic per element over one training step
 // (forward and backward), for the GEMM's input activation X (m x k) and for the gradient of its
@@ -144,7 +145,7 @@ Fp8Mode fp8Mode(Fp8Recipe recipe) {
 HardwareRates hardwareRates(const Scenario& s) {
     const GpuSpec& gpu = s.cluster.gpu;
     HardwareRates r;
-    const bool overlaps_comm = s.layout.schedule == PipelineSchedule::dualpipe;
+    const bool overlaps_comm = pairsPasses(s);
     const double sm_share = overlaps_comm ? 1.0 - efficiency::kOverlapCommSmShare : 1.0;
     r.bf16_gemm_flops = gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16 * sm_share;
     r.gemm_flops = r.bf16_gemm_flops;
@@ -418,8 +419,12 @@ double mlpActivation_s(const ModelSpec& m, double tokens, const HardwareRates& r
     return swiglu_s(m, tokens, m.ffn_hidden, r);
 }
 
+double denseFfnWeightGrads_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    return mlpGemms_s(m.mlp, m.hidden, m.ffn_hidden, tp, tokens, r);
+}
+
 double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    return mlpGemms_s(m.mlp, m.hidden, m.ffn_hidden, tp, tokens, r) + mlpActivation_s(m, tokens, r);
+    return denseFfnWeightGrads_s(m, tp, tokens, r) + mlpActivation_s(m, tokens, r);
 }
 
 // The gating GEMM and the output head stay in BF16 under FP8 training ("we maintain the original
@@ -438,11 +443,17 @@ double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r
     return gemm_s({tokens, double(m.experts), double(m.hidden)}, bf16GemmRates(r));
 }
 
+double sharedExpertsWeightGrads_s(const ModelSpec& m, int tp, double tokens,
+                                  const HardwareRates& r) {
+    const double ffn = m.shared_experts * m.effectiveSharedFfn();
+    return ffn > 0 ? mlpGemms_s(MlpKind::swiglu, m.hidden, ffn, tp, tokens, r) : 0.0;
+}
+
 double sharedExpertsForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
     const double ffn = m.shared_experts * m.effectiveSharedFfn();
     if (!(ffn > 0))
         return 0;
-    return mlpGemms_s(MlpKind::swiglu, m.hidden, ffn, tp, tokens, r) + swiglu_s(m, tokens, ffn, r);
+    return sharedExpertsWeightGrads_s(m, tp, tokens, r) + swiglu_s(m, tokens, ffn, r);
 }
 
 double lmHeadForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
@@ -548,6 +559,13 @@ double MoeCosts::expertBackward_s(double slots) const {
     return expertForward_s(slots) * backward_passes + recompute_s_per_slot * slots;
 }
 
+double MoeCosts::expertWeightGrads_s(double slots) const {
+    // dW of each expert's GEMMs: the forward's FLOPs and weight bytes again; the permutes
+    // belong to the input-gradient side.
+    return std::max(0.0, expertForward_s(slots) -
+                             slots * gemm.permute_bytes_per_slot / rates.hbm_bytes_s);
+}
+
 double MoeCosts::dispatch_s(double factor) const {
     return allToAll(ep_group, bytes.dispatch, std::max(1.0, factor), scale_up, scale_out,
                     bytes.dispatch_cross)
@@ -569,6 +587,7 @@ MoeLayerPrice MoeCosts::price(double factor) const {
     const double slots = mean_slots * std::max(1.0, factor);
     p.expert_fwd_s = expertForward_s(slots);
     p.expert_bwd_s = expertBackward_s(slots);
+    p.expert_wgrad_s = expertWeightGrads_s(slots);
     const double d = dispatch_s(factor), k = combine_s(factor);
     p.dispatch_fwd_s = d;
     p.combine_fwd_s = k;
@@ -596,8 +615,8 @@ PairExposure MoeCosts::pairExposure(const MoeLayerPrice& p) const {
             {p.combine_fwd_s, 0, false, attention_block_fwd_s, 0, combine_fwd_wait},
             {p.dispatch_fwd_s, 0, false, p.expert_fwd_s, 0, dispatch_fwd_wait}};
         const PairSegment backward[] = {
-            {p.combine_bwd_s, 0, false, p.expert_bwd_s, p.expert_fwd_s, combine_bwd_wait},
-            {p.dispatch_bwd_s, 0, false, attention_block_bwd_s, attention_block_fwd_s,
+            {p.combine_bwd_s, 0, false, p.expert_bwd_s, p.expert_wgrad_s, combine_bwd_wait},
+            {p.dispatch_bwd_s, 0, false, attention_block_bwd_s, attention_block_wgrad_s,
              dispatch_bwd_wait}};
         return alternatingSegmentsExposure(forward, backward, 2);
     }
@@ -606,10 +625,10 @@ PairExposure MoeCosts::pairExposure(const MoeLayerPrice& p) const {
         {0, tp_fwd_s, true, attention_block_fwd_s - attention_fwd_s},
         {p.dispatch_fwd_s, 0, false, p.expert_fwd_s, 0, dispatch_fwd_wait}};
     const PairSegment backward[] = {
-        {p.combine_bwd_s, tp_bwd_s, false, p.expert_bwd_s, p.expert_fwd_s, combine_bwd_wait},
+        {p.combine_bwd_s, tp_bwd_s, false, p.expert_bwd_s, p.expert_wgrad_s, combine_bwd_wait},
         {p.dispatch_bwd_s, 0, false, attention_block_bwd_s - attention_bwd_s,
-         attention_block_fwd_s - attention_fwd_s, dispatch_bwd_wait},
-        {0, tp_bwd_s, true, attention_bwd_s, attention_fwd_s}};
+         attention_block_wgrad_s - attention_wgrad_s, dispatch_bwd_wait},
+        {0, tp_bwd_s, true, attention_bwd_s, attention_wgrad_s}};
     return alternatingSegmentsExposure(forward, backward, 3);
 }
 

@@ -117,12 +117,35 @@ double dualPipeUnpairedPasses(int pp, int stage) {
     return 1.5 * pp - 1.0 - from_end + (middle ? 1.0 : 0.0);
 }
 
+// Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py) fuses the interleaved
+// schedule's steady-state forward and backward into one step; its warm-up runs
+// min((pp - r - 1) * 2 + (vpp - 1) * pp + 1, m vpp) chunk forwards alone, one more than the
+// plain schedule's so that no pair holds both passes of one micro-batch (all of them when
+// m = pp; schedules.py, get_pp_rank_microbatches: "num_warmup_microbatches += 1"), and the
+// cool-down as many backwards. Without a pipeline the first forward and the last backward run
+// alone.
+double combinedUnpairedPasses(int pp, int vpp, int micro_batches, int stage) {
+    if (pp <= 1)
+        return std::min(1, micro_batches);
+    const int total = micro_batches * vpp;
+    const int warmup =
+        micro_batches == pp ? total : std::min((pp - stage - 1) * 2 + (vpp - 1) * pp + 1, total);
+    return static_cast<double>(warmup) / vpp;
+}
+
+bool pairsPasses(const Scenario& s) {
+    return s.layout.schedule == PipelineSchedule::dualpipe ||
+           s.training.ep_overlap == EpOverlap::combined_1f1b;
+}
+
 /// Pipeline bubble for m micro-batches of per-micro-batch time t on pp stages (closed forms;
 /// the timeline simulation reproduces them): GPipe and 1F1B (p-1)*t; interleaved (p-1)*t/v;
-/// DualPipe (p/2-1)(F&B + B - 3W) with F = t/3, B = 2t/3, W = B/2 and F&B = F + B.
-DualPipePassSplit dualPipePassSplit(double t_mb) {
-    const double backward_s = 2.0 * t_mb / 3.0;
-    return {t_mb / 3.0, backward_s, backward_s / 2.0};
+/// DualPipe (p/2-1)(F&B + B - 3W) (DeepSeek-V3 report, table 2) with F, B and W the stage's
+/// shares of t (stagePassShares) and F&B = F + B. The less of the backward is weight
+/// gradients, the less the deferred W steps fill the bubble: attention's core, the
+/// element-wise work and recomputation all sit in B.
+DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares) {
+    return {t_mb * shares.forward, t_mb * (1.0 - shares.forward), t_mb * shares.weight};
 }
 
 // deepseek-ai/DualPipe, DualPipe.step, for rank r at distance hr = min(r, pp-1-r) from the
@@ -134,12 +157,12 @@ DualPipePassSplit dualPipePassSplit(double t_mb) {
 //     1F = u F,  1B = u B - n_W W,  1W = n_W W,  1F1B = (m - u)(F + B),
 // which sum to m t; the step before the optimizer less m t is the rank's idle time.
 DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
-                              double before_optimizer_s) {
+                              double before_optimizer_s, const PassShares& shares) {
     DualPipePhases ph;
     if (pp < 2)
         return ph;
     const int from_end = std::min(rank, pp - 1 - rank);
-    const DualPipePassSplit pass = dualPipePassSplit(t_mb);
+    const DualPipePassSplit pass = dualPipePassSplit(t_mb, shares);
     ph.valid = true;
     ph.rank = rank;
     ph.alone = std::min(micro_batches, static_cast<int>(dualPipeUnpairedPasses(pp, rank)));
@@ -152,7 +175,7 @@ DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
     return ph;
 }
 
-double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
+double pipelineBubble_s(const LayoutSpec& lay, double t_mb, const PassShares& shares) {
     const double p = lay.pp;
     if (p <= 1)
         return 0;
@@ -160,7 +183,7 @@ double pipelineBubble_s(const LayoutSpec& lay, double t_mb) {
     case PipelineSchedule::interleaved:
         return (p - 1) * t_mb / lay.vpp;
     case PipelineSchedule::dualpipe: {
-        const DualPipePassSplit pass = dualPipePassSplit(t_mb);
+        const DualPipePassSplit pass = dualPipePassSplit(t_mb, shares);
         const double f = pass.forward_s, b = pass.backward_s, w = pass.weight_s;
         return std::max(0.0, (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
     }

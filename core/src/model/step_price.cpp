@@ -12,10 +12,11 @@
 namespace moe {
 
 /// The exposed all-to-all and TP time of one micro-batch on `stage` when its EP groups run at
-/// `factor` x the mean load. Without DualPipe every transfer is on the critical path. DualPipe
-/// (see alternatingSegmentsExposure): the u forwards and u backwards the schedule does not pair
-/// (dualPipeUnpairedPasses) run alone, each chain exposing all its transfers; the others expose
-/// what the pair model leaves. Per micro-batch, over a rank's m forwards:
+/// `factor` x the mean load. Without paired passes every transfer is on the critical path.
+/// DualPipe and combined 1F1B (see alternatingSegmentsExposure): the u forwards and u
+/// backwards the schedule does not pair (dualPipeUnpairedPasses, combinedUnpairedPasses) run
+/// alone, each chain exposing all its transfers; the others expose what the pair model leaves. Per
+/// micro-batch, over a rank's m forwards:
 ///     exposed = ((m - u) * pair exposure + u * transfer total) / m.
 /// Dispatch, experts and combine all run at the pace of the EP group's hottest rank; of each
 /// exposed all-to-all, the busiest receiver's extra is its tail, charged as imbalance wait
@@ -35,7 +36,7 @@ PairExposure step_costs_detail::transferExposure(const StepCostModel& model,
         alone.all_to_all_s = moe_layers * mean_s;
         alone.imbalance_s = moe_layers * (pace.hot.transfers_s() - mean_s);
     }
-    if (model.schedule != PipelineSchedule::dualpipe)
+    if (!model.paired_passes)
         return alone;
     PairExposure pair;
     if (moe) {
@@ -60,7 +61,7 @@ StagePace stagePace(const StepCostModel& model, double factor) {
     if (!model.moe.valid)
         return pace;
     pace.hot = pace.factor > 1.0 ? model.moe.price(pace.factor) : model.moe.mean;
-    if (model.schedule == PipelineSchedule::dualpipe)
+    if (model.paired_passes)
         pace.pair = model.moe.pairExposure(pace.hot);
     return pace;
 }
@@ -263,6 +264,23 @@ StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& pace
     return ends;
 }
 
+namespace {
+/// The F/B/W shares of the pipeline rank that holds `stage`: its own, and under DualPipe the
+/// compute-weighted mean of the two stages whose chunks the rank runs.
+PassShares rankPassShares(const StepCostModel& model, int stage) {
+    const StageCosts& own = model.stages[static_cast<size_t>(stage)];
+    if (model.schedule != PipelineSchedule::dualpipe)
+        return own.shares;
+    const StageCosts& other = model.stages[model.stages.size() - 1 - static_cast<size_t>(stage)];
+    const double total = own.compute_s + other.compute_s;
+    if (!(total > 0))
+        return own.shares;
+    const double a = own.compute_s / total, b = other.compute_s / total;
+    return {a * own.shares.forward + b * other.shares.forward,
+            a * own.shares.weight + b * other.shares.weight};
+}
+} // namespace
+
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     StepPrice price;
     const LayoutSpec& lay = model.layout;
@@ -313,7 +331,8 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
         step.overlapped_s[static_cast<size_t>(i)] =
             per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
     }
-    step[StepItem::bubble] = pipelineBubble_s(lay, t_mb);
+    const PassShares shares = rankPassShares(model, slowest);
+    step[StepItem::bubble] = pipelineBubble_s(lay, t_mb, shares);
 
     // Pipeline sends. The fill and drain put 2(p-1) sends per virtual chunk on the critical
     // path. 1F1B's and interleaving's steady state hides the others: a stage's next input was
@@ -346,8 +365,9 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     // The phases end where the optimizer phase begins: its exposed gradient sync and weight
     // gather belong to the "opt" row, not to the rank's idle time.
     if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1)
-        price.dualpipe_phases = dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
-                                               step.total_s - price.optimizer_phase.total_s());
+        price.dualpipe_phases =
+            dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
+                           step.total_s - price.optimizer_phase.total_s(), shares);
     return price;
 }
 

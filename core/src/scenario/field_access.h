@@ -74,6 +74,9 @@ constexpr auto allValues(DpOverlap) {
     return std::array{DpOverlap::none, DpOverlap::grad_reduce,
                       DpOverlap::grad_reduce_and_param_gather};
 }
+constexpr auto allValues(EpOverlap) {
+    return std::array{EpOverlap::none, EpOverlap::combined_1f1b};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

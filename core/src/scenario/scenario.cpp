@@ -21,6 +21,7 @@ constexpr const char* kAttentionKernelNames[] = {"flash", "unfused"};
 constexpr const char* kTpActivationsNames[] = {"sequence-parallel", "replicated"};
 constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDpOverlapNames[] = {"none", "grad-reduce", "grad-reduce-and-param-gather"};
+constexpr const char* kEpOverlapNames[] = {"none", "combined-1f1b"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram", "published"};
@@ -134,6 +135,10 @@ const char* toString(Fp8Recipe r) {
 }
 const char* toString(DpOverlap o) {
     return nameOf(kDpOverlapNames, o);
+}
+
+const char* toString(EpOverlap o) {
+    return nameOf(kEpOverlapNames, o);
 }
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);

@@ -662,6 +662,32 @@ private:
                       "enter from each end), but " +
                           micro_batches);
         }
+        checkEpOverlap();
+    }
+
+    /// Megatron-Core's combined 1F1B schedules only the interleaved pipeline and no pipeline
+    /// (pipeline_parallel/combined_1f1b.py); DualPipe pairs its passes anyway.
+    void checkEpOverlap() {
+        const LayoutSpec& l = s_.layout;
+        if (s_.training.ep_overlap == EpOverlap::none)
+            return;
+        const std::string what = "training.ep_overlap = combined-1f1b";
+        if (!moe_ || l.ep < 2)
+            error("training.ep_overlap",
+                  what + " overlaps the expert-parallel all-to-all, but " +
+                      (moe_ ? "layout.ep = " + formatNumber(l.ep) + " has none"
+                            : std::string("the model has no MoE layers")));
+        else if (l.schedule == PipelineSchedule::dualpipe)
+            error("training.ep_overlap",
+                  what + " is for 1F1B pipelines; layout.schedule = dualpipe already runs its "
+                         "passes in overlapped pairs (set training.ep_overlap = none)");
+        else if (l.pp > 1 && !(l.schedule == PipelineSchedule::interleaved && l.vpp > 1))
+            error("training.ep_overlap",
+                  what +
+                      " needs layout.schedule = interleaved with layout.vpp > 1 when "
+                      "layout.pp > 1 (Megatron-Core pairs passes only in the interleaved "
+                      "schedule), but layout.schedule = " +
+                      std::string(toString(l.schedule)) + ", layout.vpp = " + formatNumber(l.vpp));
     }
 
     void checkExpertPlacement() {

@@ -136,8 +136,8 @@ private:
         }
     }
 
-    /// Where a backward pass's weight-gradient GEMMs (the forward-sized half of each compute
-    /// operation's backward) go: inside each operation (plain backward), deferred to a later W
+    /// Where a backward pass's weight-gradient GEMMs (each compute operation's *_wgrad_s) go:
+    /// inside each operation (plain backward), deferred to a later W
     /// step (DualPipe's zero bubble), or split off right after each operation, so the transfer
     /// of the input gradient starts before them (DualPipe's overlapped pairs, DeepSeek-V3
     /// report figure 4).
@@ -146,8 +146,8 @@ private:
     void backwardOps(int lane, int chunk, WeightGrads w, std::vector<Pending>& out) const {
         const int first = in_.chunk_first[static_cast<size_t>(chunk)];
         const int last = in_.chunk_first[static_cast<size_t>(chunk) + 1];
-        auto compute = [&](double bwd, double fwd, bool load, int l, SpanKind kind) {
-            const double wgrad = w == WeightGrads::inline_ ? 0.0 : std::clamp(fwd, 0.0, bwd);
+        auto compute = [&](double bwd, double weights, bool load, int l, SpanKind kind) {
+            const double wgrad = w == WeightGrads::inline_ ? 0.0 : std::clamp(weights, 0.0, bwd);
             const double input = bwd - wgrad;
             out.push_back(
                 {input, load ? input : 0.0, 0, l, TimelineStream::compute, kind, false, false});
@@ -158,44 +158,44 @@ private:
         for (int l = last - 1; l >= first; --l) {
             const LayerCosts& k = cost(lane, l);
             if (k.lm_head_bwd_s > 0)
-                compute(k.lm_head_bwd_s, k.lm_head_fwd_s, false, l, SpanKind::lm_head);
+                compute(k.lm_head_bwd_s, k.lm_head_wgrad_s, false, l, SpanKind::lm_head);
             out.push_back({k.tp_bwd_s, 0, k.tp_bwd_bytes, l, in_.tp_stream, SpanKind::tp, false});
             if (k.moe) {
                 out.push_back({k.combine_bwd_s, k.combine_bwd_wait_s, k.combine_bytes, l,
                                in_.ep_stream, SpanKind::combine, false});
-                compute(k.expert_bwd_s, k.expert_fwd_s, true, l, SpanKind::expert);
+                compute(k.expert_bwd_s, k.expert_wgrad_s, true, l, SpanKind::expert);
                 out.push_back({k.dispatch_bwd_s, k.dispatch_bwd_wait_s, k.combine_bytes, l,
                                in_.ep_stream, SpanKind::dispatch, false});
-                compute(k.ffn_bwd_s, k.ffn_fwd_s, false, l, SpanKind::dense_ffn);
-                compute(k.router_bwd_s, k.router_fwd_s, false, l, SpanKind::router);
+                compute(k.ffn_bwd_s, k.ffn_wgrad_s, false, l, SpanKind::dense_ffn);
+                compute(k.router_bwd_s, k.router_wgrad_s, false, l, SpanKind::router);
             } else {
-                compute(k.ffn_bwd_s, k.ffn_fwd_s, false, l, SpanKind::dense_ffn);
+                compute(k.ffn_bwd_s, k.ffn_wgrad_s, false, l, SpanKind::dense_ffn);
             }
             out.push_back({k.tp_bwd_s, 0, k.tp_bwd_bytes, l, in_.tp_stream, SpanKind::tp, false});
-            compute(k.attention_bwd_s, k.attention_fwd_s, false, l, SpanKind::attention);
+            compute(k.attention_bwd_s, k.attention_wgrad_s, false, l, SpanKind::attention);
             out.push_back({k.cp_bwd_s, 0, k.cp_bwd_bytes, l, in_.cp_stream, SpanKind::cp, true});
         }
     }
 
-    /// The weight-gradient GEMMs a zero-bubble backward deferred: forward-sized, per layer and
-    /// per compute operation (so the step's breakdown charges each to its own item).
+    /// The weight-gradient GEMMs a zero-bubble backward deferred, per layer and per compute
+    /// operation (so the step's breakdown charges each to its own item).
     void weightOps(int lane, int chunk, std::vector<Pending>& out) const {
         const int first = in_.chunk_first[static_cast<size_t>(chunk)];
         const int last = in_.chunk_first[static_cast<size_t>(chunk) + 1];
-        auto weights = [&](double fwd, double bwd, bool load, int l, SpanKind of) {
-            const double w = std::min(fwd, bwd);
+        auto weights = [&](double wgrad, double bwd, bool load, int l, SpanKind of) {
+            const double w = std::clamp(wgrad, 0.0, bwd);
             if (w > 0)
                 out.push_back({w, load ? w : 0.0, 0, l, TimelineStream::compute,
                                SpanKind::weight_grad, false, false, of});
         };
         for (int l = last - 1; l >= first; --l) {
             const LayerCosts& k = cost(lane, l);
-            weights(k.lm_head_fwd_s, k.lm_head_bwd_s, false, l, SpanKind::lm_head);
+            weights(k.lm_head_wgrad_s, k.lm_head_bwd_s, false, l, SpanKind::lm_head);
             if (k.moe)
-                weights(k.expert_fwd_s, k.expert_bwd_s, true, l, SpanKind::expert);
-            weights(k.ffn_fwd_s, k.ffn_bwd_s, false, l, SpanKind::dense_ffn);
-            weights(k.router_fwd_s, k.router_bwd_s, false, l, SpanKind::router);
-            weights(k.attention_fwd_s, k.attention_bwd_s, false, l, SpanKind::attention);
+                weights(k.expert_wgrad_s, k.expert_bwd_s, true, l, SpanKind::expert);
+            weights(k.ffn_wgrad_s, k.ffn_bwd_s, false, l, SpanKind::dense_ffn);
+            weights(k.router_wgrad_s, k.router_bwd_s, false, l, SpanKind::router);
+            weights(k.attention_wgrad_s, k.attention_bwd_s, false, l, SpanKind::attention);
         }
     }
 

@@ -21,6 +21,7 @@ void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool fir
                    bool last_layer) {
     k.attention_fwd_s = t.attention_fwd_s;
     k.attention_bwd_s = t.attention_bwd_s;
+    k.attention_wgrad_s = t.attention_wgrad_s;
     k.cp_fwd_s = comm * t.cp_hop_s * t.cp_hops_fwd;
     k.cp_bwd_s = comm * t.cp_hop_s * t.cp_hops_bwd;
     k.cp_fwd_bytes = t.cp_hop_bytes * t.cp_hops_fwd;
@@ -35,14 +36,18 @@ void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool fir
     // The model's ends (embedding, LM head, MTP modules) run as the layer's "head" span.
     k.lm_head_fwd_s = t.endsFwd_s(first_layer, last_layer);
     k.lm_head_bwd_s = t.endsBwd_s(first_layer, last_layer);
+    k.lm_head_wgrad_s = t.endsWgrad_s(first_layer, last_layer);
     if (!k.moe) {
         k.ffn_fwd_s = t.dense_ffn_fwd_s;
         k.ffn_bwd_s = t.dense_ffn_bwd_s;
+        k.ffn_wgrad_s = t.dense_ffn_wgrad_s;
     } else {
         k.ffn_fwd_s = t.shared_fwd_s;
         k.ffn_bwd_s = t.shared_bwd_s;
+        k.ffn_wgrad_s = t.shared_wgrad_s;
         k.router_fwd_s = t.router_fwd_s;
         k.router_bwd_s = t.router_bwd_s;
+        k.router_wgrad_s = t.router_wgrad_s;
     }
 }
 
@@ -97,6 +102,7 @@ public:
         const MoeLayerPrice p = mc_.price(factor);
         k.expert_fwd_s = p.expert_fwd_s;
         k.expert_bwd_s = p.expert_bwd_s;
+        k.expert_wgrad_s = p.expert_wgrad_s;
         k.dispatch_fwd_s = comm_ * p.dispatch_fwd_s;
         k.combine_fwd_s = comm_ * p.combine_fwd_s;
         k.combine_bwd_s = comm_ * p.combine_bwd_s;
@@ -185,6 +191,7 @@ TimelineInput timelineInput(const Scenario& s, const Report& report,
         in.optimizer_s.push_back(st.sync.optimizer_s);
     in.grad_norm_s = comm * costs.grad_norm_allreduce_s;
     in.dp_overlap = costs.dp_overlap;
+    in.combined_1f1b = costs.paired_passes && lay.schedule != PipelineSchedule::dualpipe;
     in.pp_send_s = comm * costs.pp_send_s;
     in.pp_bytes = costs.pp_message_bytes;
     if (report.placement) {

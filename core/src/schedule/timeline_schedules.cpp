@@ -6,6 +6,9 @@
 //     (pp - stage - 1) * 2 + (vpp - 1) * pp chunk forwards, virtual micro-batch k is chunk
 //     (k mod pp*vpp) / pp of micro-batch (k / (pp*vpp)) * pp + k mod pp (Megatron-LM
 //     forward_backward_pipelining_with_interleaving, all warm-up when micro-batches = pp).
+//   Combined 1F1B (training.ep_overlap; Megatron-Core combined_1f1b.py): interleaved or
+//     unpipelined, each steady-state forward fused with the backward beside it into one
+//     overlapped pair, as DualPipe's.
 //   DualPipe: the eight phases of deepseek-ai/DualPipe's DualPipe.step: two directions, rank r
 //     holding chunk r of the forward direction and chunk pp-1-r of the reverse one, overlapped
 //     forward & backward pairs (one micro-batch's communication under the other's compute),
@@ -20,12 +23,19 @@ namespace moe::timeline_detail {
 
 namespace {
 
-template <typename F, typename B> void oneFOneB(const TimelineInput& in, int rank, F f, B b) {
+template <typename F, typename B, typename FB>
+void oneFOneB(const TimelineInput& in, int rank, F f, B b, FB fb) {
     const int m = in.micro_batches;
-    const int warmup = std::min(in.pp - rank - 1, m);
+    // Combined 1F1B without a pipeline: the first forward alone, then forward i + 1 fused
+    // with backward i (Megatron-Core, combined_1f1b_schedule_for_no_pipelining).
+    const int warmup = std::min(in.combined_1f1b && in.pp == 1 ? 1 : in.pp - rank - 1, m);
     for (int i = 0; i < warmup; ++i)
         f(rank, i);
     for (int i = 0; i < m - warmup; ++i) {
+        if (in.combined_1f1b && in.pp == 1) {
+            fb(rank, warmup + i, rank, i);
+            continue;
+        }
         f(rank, warmup + i);
         b(rank, i);
     }
@@ -147,6 +157,17 @@ std::vector<Action> stageActions(const TimelineInput& in, int rank, std::string&
         x.mb_b = mb;
         a.push_back(x);
     };
+    // Combined 1F1B's fused step: the forward and the backward of two micro-batches as one
+    // overlapped pair (the same pair DualPipe runs).
+    auto fb = [&](int chunk_f, int mb_f, int chunk_b, int mb_b) {
+        Action x;
+        x.type = Action::pair;
+        x.chunk_f = chunk_f;
+        x.mb_f = mb_f;
+        x.chunk_b = chunk_b;
+        x.mb_b = mb_b;
+        a.push_back(x);
+    };
     switch (in.schedule) {
     case PipelineSchedule::gpipe:
         for (int i = 0; i < m; ++i)
@@ -155,23 +176,32 @@ std::vector<Action> stageActions(const TimelineInput& in, int rank, std::string&
             b(rank, i);
         break;
     case PipelineSchedule::one_f_one_b:
-        oneFOneB(in, rank, f, b);
+        oneFOneB(in, rank, f, b, fb);
         break;
     case PipelineSchedule::interleaved: {
         const int v = in.vpp;
         if (v == 1) {
-            oneFOneB(in, rank, f, b);
+            oneFOneB(in, rank, f, b, fb);
             break;
         }
         const int total = m * v;
         const int group = p * v;
-        const int warmup = m == p ? total : std::min((p - rank - 1) * 2 + (v - 1) * p, total);
+        // Combined 1F1B warms up one chunk more, so a fused pair never holds the forward and
+        // the backward of one micro-batch (Megatron-Core schedules.py,
+        // get_pp_rank_microbatches: num_warmup_microbatches += 1).
+        const int extra = in.combined_1f1b ? 1 : 0;
+        const int warmup =
+            m == p ? total : std::min((p - rank - 1) * 2 + (v - 1) * p + extra, total);
         auto mb_of = [&](int k) { return (k / group) * p + k % p; };
         auto fchunk = [&](int k) { return ((k % group) / p) * p + rank; };
         auto bchunk = [&](int k) { return (v - 1 - (k % group) / p) * p + rank; };
         for (int k = 0; k < warmup; ++k)
             f(fchunk(k), mb_of(k));
         for (int k = 0; k < total - warmup; ++k) {
+            if (in.combined_1f1b) {
+                fb(fchunk(k + warmup), mb_of(k + warmup), bchunk(k), mb_of(k));
+                continue;
+            }
             f(fchunk(k + warmup), mb_of(k + warmup));
             b(bchunk(k), mb_of(k));
         }
