@@ -74,6 +74,16 @@ QComboBox* makeHoverGroupsBox(QWidget* parent) {
     return box;
 }
 
+QComboBox* makeOverlayBox(QWidget* parent) {
+    auto* box = new QComboBox(parent);
+    box->addItem(TopologyView::tr("None"), -1);
+    for (const GroupOverlay overlay : kGroupOverlays)
+        box->addItem(detail::overlayName(overlay, false), static_cast<int>(overlay));
+    box->setToolTip(TopologyView::tr(
+        "Colour every GPU by its group of one parallel dimension, instead of the fill metric"));
+    return box;
+}
+
 QToolButton* makeToolButton(QWidget* parent, const QString& text, const QString& tip) {
     auto* button = new QToolButton(parent);
     button->setText(text);
@@ -146,6 +156,7 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
 
     metric_box_ = makeMetricBox(this);
     groups_box_ = makeHoverGroupsBox(this);
+    overlay_box_ = makeOverlayBox(this);
     const ViewButtons buttons = makeViewButtons(this);
     status_ = new QLabel(this);
     status_->setTextFormat(Qt::RichText);
@@ -159,6 +170,9 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     bar->addSpacing(12);
     bar->addWidget(new QLabel(tr("Hover"), this));
     bar->addWidget(groups_box_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel(tr("Overlay"), this));
+    bar->addWidget(overlay_box_);
     bar->addSpacing(12);
     bar->addWidget(status_, 1);
     bar->addWidget(buttons.zoom_out);
@@ -191,6 +205,11 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
             [legend_scroll](bool on) { legend_scroll->setVisible(on); });
     connect(groups_box_, &QComboBox::activated, this, [this](int index) {
         setHoverGroups(static_cast<HoverGroups>(groups_box_->itemData(index).toInt()));
+    });
+    connect(overlay_box_, &QComboBox::activated, this, [this](int index) {
+        const int data = overlay_box_->itemData(index).toInt();
+        setOverlay(data < 0 ? std::nullopt
+                            : std::optional<GroupOverlay>(static_cast<GroupOverlay>(data)));
     });
     connect(metric_box_, &QComboBox::activated, this, [this](int index) {
         const auto metric = static_cast<GpuMetric>(metric_box_->itemData(index).toInt());
