@@ -140,6 +140,8 @@ public:
     /// The key figures and the layout in words (exports): what a reviewer asks first.
     void paintKeyFigures();
     double height() const { return y - area.top(); }
+    /// Height left below what is painted.
+    double room() const { return area.bottom() - y; }
 
 private:
     /// A line (or wrapped paragraph) of text; moves down past it.
@@ -352,7 +354,8 @@ void LegendPainter::paintKeyFigures() {
                        .arg(formatPercent(m.util(m.busiest_link)));
     }
     for (const QString& f : figures)
-        text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
+        if (y <= area.bottom() - text_px * 3)
+            text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
     if (!r.layout_description.empty()) {
         y += 8;
         text(QStringLiteral("Layout"), title_px, t.text, true);
@@ -401,8 +404,11 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
         legend.paintHoverKey(hover_groups);
         return legend.height();
     }
-    legend.paintSymbols();
-    legend.paintKeyFigures();
+    // A long overlay legend leaves less room: what does not fit is left out, never clipped.
+    if (legend.room() >= 130)
+        legend.paintSymbols();
+    if (legend.room() >= 80)
+        legend.paintKeyFigures();
     return legend.height();
 }
 
