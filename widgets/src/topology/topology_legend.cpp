@@ -356,7 +356,7 @@ void LegendPainter::paintKeyFigures() {
     for (const QString& f : figures)
         if (y <= area.bottom() - text_px * 3)
             text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
-    if (!r.layout_description.empty()) {
+    if (!r.layout_description.empty() && y <= area.bottom() - text_px * 6) {
         y += 8;
         text(QStringLiteral("Layout"), title_px, t.text, true);
         for (const std::string& line : r.layout_description) {
