@@ -82,30 +82,23 @@ void fillRanges(const std::vector<int>& gpus, const HardwareGraph& g, GroupSpanI
     s.node_stride = s.nodes > 1 && regular ? stride : 0;
 }
 
-/// The tiers a collective among `gpus` uses, by HardwareGraph::route's rules: members in one
-/// scale-up domain talk over it; members in different domains go GPU -> NIC -> leaf, and on
-/// to a spine when their NICs hang off different leaves. With at least two domains, some pair
-/// in different domains sits on different leaves exactly when the members reach two or more
-/// leaves (a third member in another domain differs from one of the two).
-LinkTiers collectiveTiers(const std::vector<int>& gpus, const HardwareGraph& g) {
+/// The tiers a collective over `group` uses, by HardwareGraph::route's rules: members in one
+/// scale-up domain talk over it (the placement's span: two members share a domain); members in
+/// different domains go GPU -> NIC -> leaf, and on to a spine when their NICs hang off
+/// different leaves. With at least two domains, some pair in different domains sits on
+/// different leaves exactly when the members reach two or more leaves (a third member in
+/// another domain differs from one of the two).
+LinkTiers collectiveTiers(const ParallelGroup& group, const HardwareGraph& g) {
     LinkTiers t;
-    int domains = 0, prev_domain = -1, run = 0;
-    std::set<int> leaves;
-    for (const int gpu : gpus) {
-        const int d = g.domainOf(gpu);
-        if (d != prev_domain) {
-            ++domains;
-            run = 0;
-        }
-        if (++run >= 2)
-            t.scale_up = true;
-        prev_domain = d;
-        const int leaf = leafOf(g, gpu);
-        if (leaf >= 0)
-            leaves.insert(leaf);
+    t.scale_up = group.span.max_gpus_per_domain >= 2;
+    t.scale_out = group.span.domains >= 2;
+    if (t.scale_out) {
+        std::set<int> leaves;
+        for (const int gpu : group.gpus)
+            if (const int leaf = leafOf(g, gpu); leaf >= 0)
+                leaves.insert(leaf);
+        t.spine = leaves.size() >= 2;
     }
-    t.scale_out = domains >= 2;
-    t.spine = t.scale_out && leaves.size() >= 2;
     return t;
 }
 
@@ -248,7 +241,7 @@ OverlayGroups overlayGroups(GroupOverlay overlay, const Scenario& scenario,
         fillRanges(members[i], graph, s);
         s.tiers = overlay == GroupOverlay::pp
                       ? sendTiers(members[i], static_cast<int>(i), placement, graph)
-                      : collectiveTiers(members[i], graph);
+                      : collectiveTiers(placement.groupsOf(kind)[i], graph);
         out.single_gpu_groups = out.single_gpu_groups && s.gpus <= 1;
     }
     if (overlay == GroupOverlay::pp)
