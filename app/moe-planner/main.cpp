@@ -37,6 +37,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <sys/resource.h>
@@ -119,9 +120,10 @@ int runExport(const QString& directory, const QStringList& formats, const QStrin
                      qPrintable(QDir::toNativeSeparators(directory)));
         return kExitBadInput;
     }
-    // Every view in every format, and topology.drawio.
+    // Every view in every format, the topology once per group overlay, and topology.drawio.
     std::printf("wrote %lld files to %s\n",
-                static_cast<long long>(window.views().size() * formats.size() + 1),
+                static_cast<long long>(
+                    (window.views().size() + moe::kGroupOverlays.size()) * formats.size() + 1),
                 qPrintable(QDir::toNativeSeparators(directory)));
     return kExitOk;
 }
@@ -180,10 +182,21 @@ int withFirstFrame(MainWindow& window, const std::function<int(double)>& then) {
     return code;
 }
 
-int runScreenshot(const QString& out, const QSize& size, bool dark, const QString& file) {
+/// --overlay: the topology view's group overlay.
+void showOverlay(MainWindow& window, std::optional<moe::GroupOverlay> overlay) {
+    if (!overlay)
+        return;
+    for (moe::widgets::ReportView* view : window.views())
+        if (auto* topology = dynamic_cast<moe::widgets::TopologyView*>(view))
+            topology->setOverlay(overlay);
+}
+
+int runScreenshot(const QString& out, const QSize& size, bool dark, const QString& file,
+                  std::optional<moe::GroupOverlay> overlay) {
     MainWindow window(MainWindow::Options{false, false, {}});
     if (!loadInto(window, file))
         return kExitBadInput;
+    showOverlay(window, overlay);
     if (dark)
         useDarkPalette(window);
     window.resize(size);
@@ -397,6 +410,11 @@ struct PlannerOptions {
         QStringLiteral("After start (and --recover, --test-set), write the window's scenario to "
                        "OUT.yaml as Save would, without saving the document, then exit."),
         QStringLiteral("OUT.yaml")};
+    const QCommandLineOption overlay{
+        QStringLiteral("overlay"),
+        QStringLiteral("Colour the topology's GPUs by their group of one parallel dimension: tp, "
+                       "ep, edp, dp, pp or cp (the window and --screenshot)."),
+        QStringLiteral("NAME")};
     const QCommandLineOption list_samples{
         QStringLiteral("list-samples"),
         QStringLiteral("Print the sample scenarios File > New from sample offers (installed ones "
@@ -413,7 +431,7 @@ struct PlannerOptions {
             QStringLiteral("file"), QStringLiteral("Scenario to open (default: the built-in one)."),
             QStringLiteral("[FILE.yaml]"));
         parser.addOptions({export_dir, format, screenshot, size, dark, bench, repeat, report,
-                           baseline, recover, test_set, dump, list_samples});
+                           baseline, recover, test_set, dump, overlay, list_samples});
     }
 };
 
@@ -433,6 +451,22 @@ int runExportMode(const QCommandLineParser& parser, const PlannerOptions& o, con
 }
 
 /// --screenshot OUT.png [--size WxH]: the window after its first paint.
+/// --overlay NAME, checked: std::nullopt without it; false in `ok` for an unknown name.
+std::optional<moe::GroupOverlay> overlayOption(const QCommandLineParser& parser,
+                                               const PlannerOptions& o, bool& ok) {
+    ok = true;
+    if (!parser.isSet(o.overlay))
+        return std::nullopt;
+    const QString name = parser.value(o.overlay).trimmed().toLower();
+    for (const moe::GroupOverlay overlay : moe::kGroupOverlays)
+        if (name == QLatin1String(moe::toString(overlay)))
+            return overlay;
+    std::fprintf(stderr, "moe-planner: unknown overlay '%s' (use tp, ep, edp, dp, pp or cp)\n",
+                 qPrintable(parser.value(o.overlay)));
+    ok = false;
+    return std::nullopt;
+}
+
 int runScreenshotMode(const QCommandLineParser& parser, const PlannerOptions& o,
                       const QString& file) {
     const QStringList parts = parser.value(o.size).split('x');
@@ -441,7 +475,11 @@ int runScreenshotMode(const QCommandLineParser& parser, const PlannerOptions& o,
         std::fprintf(stderr, "moe-planner: --size expects WxH, e.g. 1600x1000\n");
         return kExitUsage;
     }
-    return runScreenshot(parser.value(o.screenshot), size, parser.isSet(o.dark), file);
+    bool ok = true;
+    const std::optional<moe::GroupOverlay> overlay = overlayOption(parser, o, ok);
+    if (!ok)
+        return kExitUsage;
+    return runScreenshot(parser.value(o.screenshot), size, parser.isSet(o.dark), file, overlay);
 }
 
 /// --bench [--repeat N]: start-up and edit latencies.
@@ -488,11 +526,16 @@ void scheduleScenarioDump(MainWindow& window, const QString& out) {
 int runWindow(const QCommandLineParser& parser, const PlannerOptions& o, const QString& file) {
     MainWindow::Options options;
     options.recovery_dir = moe::widgets::Autosave::defaultDirectory();
+    bool ok = true;
+    const std::optional<moe::GroupOverlay> overlay = overlayOption(parser, o, ok);
+    if (!ok)
+        return kExitUsage;
     MainWindow window(options);
     if (parser.isSet(o.dark))
         useDarkPalette(window);
     if (!file.isEmpty())
         window.openFile(file); // problems are listed in the window's warnings panel
+    showOverlay(window, overlay);
     window.show();
     // After a crash or a kill the window offers the unsaved edits it left behind.
     const bool recover = parser.isSet(o.recover);

@@ -101,4 +101,22 @@ QColor linkColor(double utilization, bool dark) {
                             static_cast<float>(c.blueF() + (1 - c.blueF()) * w));
 }
 
+// --- Group overlays -------------------------------------------------------------------------
+
+namespace {
+// Paul Tol, "Colour schemes and templates" (2021), the muted qualitative scheme: nine colours
+// that colour-blind readers tell apart, all of them distinct from white and black text halos.
+constexpr std::array<QRgb, 9> kOverlayRgb = {0x332288, 0x88CCEE, 0x117733, 0xDDCC77, 0xCC6677,
+                                             0x44AA99, 0xAA4499, 0x999933, 0x882255};
+} // namespace
+
+QColor groupOverlayColor(int group) {
+    const int n = static_cast<int>(kOverlayRgb.size());
+    return QColor(kOverlayRgb[static_cast<size_t>(((group % n) + n) % n)]);
+}
+
+int groupOverlayColorCount() {
+    return static_cast<int>(kOverlayRgb.size());
+}
+
 } // namespace moe::widgets

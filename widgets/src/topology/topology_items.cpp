@@ -106,6 +106,16 @@ QPen screenPen(const QColor& color, double px) {
 void RackItem::paintWholeRack(QPainter* p, double lod) const {
     const TopologyModel& m = *model_;
     const QRectF r = m.layout.rack_rects[static_cast<size_t>(rack_)];
+    if (m.overlay_on) {
+        // An overlay is about which GPU is in which group: cells even when racks are small.
+        p->setPen(screenPen(m.theme.rack_border, 1));
+        p->setBrush(m.theme.rack_fill);
+        p->drawRect(r);
+        for (int gpu = m.layout.firstNode(rack_) * m.layout.shape.gpus_per_node;
+             gpu < m.layout.endNode(rack_) * m.layout.shape.gpus_per_node; ++gpu)
+            p->fillRect(m.layout.gpuRect(gpu), m.fill[static_cast<size_t>(gpu)]);
+        return;
+    }
     const int hot = m.rack_hot_gpu[static_cast<size_t>(rack_)];
     const QColor fill = hot >= 0 ? m.fill[static_cast<size_t>(hot)] : m.theme.no_data;
     const bool lit = m.rack_highlighted[static_cast<size_t>(rack_)] != 0;
@@ -273,6 +283,14 @@ void RackItem::paintGpuLabel(QPainter* p, int gpu, const QRectF& tile, double lo
     }
     drawScreenText(p, lod, QRectF(tile.left(), tile.top() + 3, tile.width(), tile.height() / 2),
                    QString::number(gpu), index_px, Qt::AlignHCenter | Qt::AlignBottom, ink, true);
+    const int group = m.overlayGroup(gpu);
+    if (group >= 0 && !m.overlay_groups.single_gpu_groups) {
+        drawScreenText(
+            p, lod, QRectF(tile.left(), tile.center().y() + 1, tile.width(), tile.height() / 2 - 3),
+            QStringLiteral("#%1").arg(group), std::clamp(kTile * lod * 0.24, 8.0, 12.0),
+            Qt::AlignHCenter | Qt::AlignTop, ink);
+        return;
+    }
     if (g >= m.raw.size() || !std::isfinite(m.raw[g]))
         return;
     const QString text = m.metric == GpuMetric::expert_load
@@ -307,39 +325,39 @@ void RackItem::paintGroupRings(QPainter* p, int gpu, const QRectF& tile, double 
                                bool full) const {
     const TopologyModel& m = *model_;
     const auto g = static_cast<size_t>(gpu);
-    if (m.exporting == false && !m.hover_mask.empty() && m.hover_mask[g]) {
-        // One ring per group kind of the hovered GPU that this GPU shares, outermost first.
-        int ring = 0;
-        for (const GroupKind kind : kAllHoverKinds) {
-            const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
-            if (!(m.hover_mask[g] & bit))
-                continue;
-            if (full) {
-                const double inset = 1.4 + ring * 3.0;
-                const QRectF r = tile.adjusted(inset, inset, -inset, -inset);
-                p->setBrush(Qt::NoBrush);
-                p->setPen(
-                    QPen(m.theme.dark ? QColor(0, 0, 0, 160) : QColor(255, 255, 255, 190), 3.4));
-                p->drawRoundedRect(r, 3, 3);
-                p->setPen(QPen(groupColor(kind), 2.0));
-                p->drawRoundedRect(r, 3, 3);
-                ++ring;
-            } else {
-                p->setBrush(Qt::NoBrush);
-                p->setPen(screenPen(groupColor(kind), 2));
-                p->drawRect(tile.adjusted(1 / lod, 1 / lod, -1 / lod, -1 / lod));
-                break;
-            }
+    if (m.exporting || m.hover_mask.empty() || !m.hover_mask[g] || !m.placement)
+        return;
+    // The groups of the hovered GPU this GPU shares, the largest outermost, so a small group
+    // inside a large one (EP inside DP) keeps its ring instead of being covered.
+    std::vector<std::pair<size_t, GroupKind>> rings;
+    for (const GroupKind kind : {GroupKind::dp, GroupKind::pp, GroupKind::edp, GroupKind::ep,
+                                 GroupKind::cp, GroupKind::etp, GroupKind::tp}) {
+        if (m.hover_mask[g] & static_cast<uint8_t>(1u << static_cast<int>(kind)))
+            rings.emplace_back(m.placement->groupOf(kind, m.hovered).gpus.size(), kind);
+    }
+    std::stable_sort(rings.begin(), rings.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    p->setBrush(Qt::NoBrush);
+    if (full) {
+        for (size_t ring = 0; ring < rings.size(); ++ring) {
+            const double inset = 1.4 + static_cast<double>(ring) * 3.0;
+            const QRectF r = tile.adjusted(inset, inset, -inset, -inset);
+            p->setPen(QPen(m.theme.dark ? QColor(0, 0, 0, 160) : QColor(255, 255, 255, 190), 3.4));
+            p->drawRoundedRect(r, 3, 3);
+            p->setPen(QPen(groupColor(rings[ring].second), 2.0));
+            p->drawRoundedRect(r, 3, 3);
         }
-        // Expert-group kinds outside "all" (ETP, EDP) when chosen alone.
-        for (const GroupKind kind : {GroupKind::etp, GroupKind::edp}) {
-            const uint8_t bit = static_cast<uint8_t>(1u << static_cast<int>(kind));
-            if (m.hover_mask[g] & bit) {
-                p->setBrush(Qt::NoBrush);
-                p->setPen(full ? QPen(groupColor(kind), 2.6) : screenPen(groupColor(kind), 2));
-                p->drawRoundedRect(tile.adjusted(1.6, 1.6, -1.6, -1.6), 3, 3);
-            }
-        }
+        return;
+    }
+    // Cells: nested screen-pixel rings as many as the cell holds, the smallest groups kept
+    // when it holds fewer than the GPU has.
+    const double tile_px = tile.width() * lod;
+    const auto fit = static_cast<size_t>(std::max(1.0, std::floor((tile_px / 2 - 1) / 2.5)));
+    const size_t first = rings.size() > fit ? rings.size() - fit : 0;
+    for (size_t ring = first; ring < rings.size(); ++ring) {
+        const double inset = (1 + static_cast<double>(ring - first) * 2.5) / lod;
+        p->setPen(screenPen(groupColor(rings[ring].second), 2));
+        p->drawRect(tile.adjusted(inset, inset, -inset, -inset));
     }
 }
 

@@ -107,6 +107,9 @@ double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const Q
 
 namespace {
 
+/// Groups an exported page's legend lists before summarising the rest.
+constexpr int kOverlayListedOnPage = 12;
+
 /// Paints the legend's blocks one under the other, from the top of `area` down.
 class LegendPainter {
 public:
@@ -123,6 +126,9 @@ public:
 
     /// What the GPU fill and the link colours mean: a ramp each.
     void paintRamps();
+    /// The overlay's groups: a swatch and where each of the first groups spans, then the rest
+    /// summarised (in place of the fill metric's ramp).
+    void paintOverlayKey();
     /// The idle link and the hottest GPU's flag.
     void paintTrafficKeys();
     /// The outline of highlighted GPUs (a clicked warning's), when there are any.
@@ -134,6 +140,8 @@ public:
     /// The key figures and the layout in words (exports): what a reviewer asks first.
     void paintKeyFigures();
     double height() const { return y - area.top(); }
+    /// Height left below what is painted.
+    double room() const { return area.bottom() - y; }
 
 private:
     /// A line (or wrapped paragraph) of text; moves down past it.
@@ -169,11 +177,16 @@ private:
 };
 
 void LegendPainter::paintRamps() {
-    const MetricText mt = metricText(m);
-    text(mt.title, title_px, t.text, true);
-    text(mt.subtitle, text_px, t.muted, false, true);
-    y += 2;
-    y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, mt.low, mt.mid, mt.high, text_px);
+    if (m.overlay_on) {
+        paintOverlayKey();
+    } else {
+        const MetricText mt = metricText(m);
+        text(mt.title, title_px, t.text, true);
+        text(mt.subtitle, text_px, t.muted, false, true);
+        y += 2;
+        y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, mt.low, mt.mid, mt.high,
+                      text_px);
+    }
     y += full ? 12 : 8;
     text(QStringLiteral("Links: utilization"), title_px, t.text, true);
     text(QStringLiteral("bytes ÷ (bandwidth × step time)"), text_px, t.muted, false, true);
@@ -181,6 +194,34 @@ void LegendPainter::paintRamps() {
     y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, QStringLiteral("0%"),
                   QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px, true);
     y += 4;
+}
+
+void LegendPainter::paintOverlayKey() {
+    // The core's lines: a title, the first groups with their spans, then the rest by shape.
+    // Exports list more groups than the side panel.
+    const std::vector<OverlayLegendLine> lines =
+        full && m.result ? overlayLegend(m.overlay_groups, m.result->scenario, kOverlayListedOnPage)
+                         : m.overlay_legend;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const QString line = QString::fromStdString(lines[i].text);
+        if (i == 0) {
+            text(QStringLiteral("GPU fill: ") + line, title_px, t.text, true, true);
+            continue;
+        }
+        const int group = lines[i].group;
+        const double indent = 20;
+        p.setFont(pixelFont(p.font(), text_px));
+        const QRectF r(area.left() + indent, y, area.width() - indent, 1000);
+        const QRectF used = p.boundingRect(r, Qt::AlignLeft | Qt::TextWordWrap, line);
+        if (group >= 0) {
+            p.setPen(QPen(groupOverlayColor(group).darker(140), 1));
+            p.setBrush(groupOverlayColor(group));
+            p.drawRoundedRect(QRectF(area.left() + 1, y + 1, 13, text_px), 2, 2);
+        }
+        p.setPen(group >= 0 ? t.text : t.muted);
+        p.drawText(r, Qt::AlignLeft | Qt::TextWordWrap, line);
+        y += std::max(used.height(), text_px * 1.3) + 3;
+    }
 }
 
 void LegendPainter::paintTrafficKeys() {
@@ -313,8 +354,9 @@ void LegendPainter::paintKeyFigures() {
                        .arg(formatPercent(m.util(m.busiest_link)));
     }
     for (const QString& f : figures)
-        text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
-    if (!r.layout_description.empty()) {
+        if (y <= area.bottom() - text_px * 3)
+            text(QStringLiteral("• ") + f, text_px, t.muted, false, true);
+    if (!r.layout_description.empty() && y <= area.bottom() - text_px * 6) {
         y += 8;
         text(QStringLiteral("Layout"), title_px, t.text, true);
         for (const std::string& line : r.layout_description) {
@@ -362,8 +404,11 @@ double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool
         legend.paintHoverKey(hover_groups);
         return legend.height();
     }
-    legend.paintSymbols();
-    legend.paintKeyFigures();
+    // A long overlay legend leaves less room: what does not fit is left out, never clipped.
+    if (legend.room() >= 130)
+        legend.paintSymbols();
+    if (legend.room() >= 80)
+        legend.paintKeyFigures();
     return legend.height();
 }
 

@@ -5,6 +5,7 @@
 // items, the legend and the view.
 
 #include "common/view_export.h"
+#include "moe/group_overlay.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/topology/topology_view.h"
 #include "topology/topology_geometry.h"
@@ -57,6 +58,11 @@ constexpr std::array<GroupKind, 5> kAllHoverKinds = {GroupKind::dp, GroupKind::p
 std::vector<GroupKind> hoverKinds(TopologyView::HoverGroups groups);
 QColor groupColor(GroupKind kind);
 QString groupName(GroupKind kind);
+/// The overlay chooser's names: "TP", "EP", "Expert DP", "DP", "PP stage" / "DualPipe rank", "CP".
+QString overlayName(GroupOverlay overlay, bool dualpipe);
+struct TopologyModel;
+/// " · EP groups" / " · DualPipe ranks" for the overlay shown, empty without one.
+QString overlayTitleSuffix(const TopologyModel& m);
 /// Text drawn at a constant screen size inside a scene rectangle, elided to fit.
 void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
                     double px, int flags, const QColor& color, bool bold = false);
@@ -102,6 +108,18 @@ struct TopologyModel {
     std::vector<int> peak_layer;                   ///< per GPU: its busiest MoE layer (expert load)
     std::vector<double> peak_tokens;               ///< per GPU: token slots in that layer
     int hottest = -1;                              ///< by expert load
+
+    // Group overlay: GPUs coloured by their group of one dimension instead of the metric.
+    bool overlay_on = false;
+    GroupOverlay overlay = GroupOverlay::ep;
+    OverlayGroups overlay_groups;                  ///< the core's groups and spans
+    std::vector<OverlayLegendLine> overlay_legend; ///< the core's legend lines
+    /// The group of `gpu` in the overlay shown, -1 for none.
+    int overlayGroup(int gpu) const {
+        return overlay_on && gpu >= 0 && gpu < static_cast<int>(overlay_groups.group_of_gpu.size())
+                   ? overlay_groups.group_of_gpu[static_cast<size_t>(gpu)]
+                   : -1;
+    }
 
     // Interaction.
     int hovered = -1;

@@ -74,6 +74,16 @@ QComboBox* makeHoverGroupsBox(QWidget* parent) {
     return box;
 }
 
+QComboBox* makeOverlayBox(QWidget* parent) {
+    auto* box = new QComboBox(parent);
+    box->addItem(TopologyView::tr("None"), -1);
+    for (const GroupOverlay overlay : kGroupOverlays)
+        box->addItem(detail::overlayName(overlay, false), static_cast<int>(overlay));
+    box->setToolTip(TopologyView::tr(
+        "Colour every GPU by its group of one parallel dimension, instead of the fill metric"));
+    return box;
+}
+
 QToolButton* makeToolButton(QWidget* parent, const QString& text, const QString& tip) {
     auto* button = new QToolButton(parent);
     button->setText(text);
@@ -146,25 +156,45 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
 
     metric_box_ = makeMetricBox(this);
     groups_box_ = makeHoverGroupsBox(this);
+    overlay_box_ = makeOverlayBox(this);
     const ViewButtons buttons = makeViewButtons(this);
     status_ = new QLabel(this);
     status_->setTextFormat(Qt::RichText);
     status_->setMinimumWidth(50);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
+    // The choosers, then the status line and the zoom buttons; on a narrow dock the latter
+    // move to a second row (arrangeToolBar) instead of squeezing the choosers unreadable.
+    auto* choosers = new QWidget(this);
+    choosers->setObjectName(QStringLiteral("topologyChoosers"));
+    choosers->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    auto* chooser_row = new QHBoxLayout(choosers);
+    chooser_row->setContentsMargins(0, 0, 0, 0);
+    chooser_row->addWidget(new QLabel(tr("Fill"), choosers));
+    chooser_row->addWidget(metric_box_);
+    chooser_row->addSpacing(12);
+    chooser_row->addWidget(new QLabel(tr("Hover"), choosers));
+    chooser_row->addWidget(groups_box_);
+    chooser_row->addSpacing(12);
+    chooser_row->addWidget(new QLabel(tr("Overlay"), choosers));
+    chooser_row->addWidget(overlay_box_);
+    auto* tools = new QWidget(this);
+    tools->setObjectName(QStringLiteral("topologyTools"));
+    auto* tool_row = new QHBoxLayout(tools);
+    tool_row->setContentsMargins(0, 0, 0, 0);
+    tool_row->addWidget(status_, 1);
+    tool_row->addWidget(buttons.zoom_out);
+    tool_row->addWidget(buttons.zoom_in);
+    tool_row->addWidget(buttons.fit);
+    tool_row->addWidget(buttons.legend);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 2);
-    bar->addWidget(new QLabel(tr("Fill"), this));
-    bar->addWidget(metric_box_);
+    bar->addWidget(choosers);
     bar->addSpacing(12);
-    bar->addWidget(new QLabel(tr("Hover"), this));
-    bar->addWidget(groups_box_);
-    bar->addSpacing(12);
-    bar->addWidget(status_, 1);
-    bar->addWidget(buttons.zoom_out);
-    bar->addWidget(buttons.zoom_in);
-    bar->addWidget(buttons.fit);
-    bar->addWidget(buttons.legend);
+    bar->addWidget(tools, 1);
+    bar->addStretch(0); // takes the room the tools leave on a narrow dock (stretch 0: only then)
+    auto* bar2 = new QHBoxLayout;
+    bar2->setContentsMargins(6, 0, 6, 2);
 
     const SidePanel side = makeSidePanel(this, model_.get(), &hover_groups_);
     info_ = side.info;
@@ -181,7 +211,8 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addLayout(bar);
+    layout->addLayout(bar);  // item 0: arrangeToolBar's first row
+    layout->addLayout(bar2); // item 1: its second
     layout->addWidget(splitter_, 1);
 
     connect(buttons.fit, &QToolButton::clicked, this, &TopologyView::fitAll);
@@ -191,6 +222,11 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
             [legend_scroll](bool on) { legend_scroll->setVisible(on); });
     connect(groups_box_, &QComboBox::activated, this, [this](int index) {
         setHoverGroups(static_cast<HoverGroups>(groups_box_->itemData(index).toInt()));
+    });
+    connect(overlay_box_, &QComboBox::activated, this, [this](int index) {
+        const int data = overlay_box_->itemData(index).toInt();
+        setOverlay(data < 0 ? std::nullopt
+                            : std::optional<GroupOverlay>(static_cast<GroupOverlay>(data)));
     });
     connect(metric_box_, &QComboBox::activated, this, [this](int index) {
         const auto metric = static_cast<GpuMetric>(metric_box_->itemData(index).toInt());
@@ -248,7 +284,34 @@ int TopologyView::sceneItemCount() const {
     return static_cast<int>(scene_->items().size());
 }
 
+namespace {
+
+/// The tool bar on one row, or the status line and the zoom buttons on a second row when the
+/// view is too narrow for them beside the choosers (which would otherwise be squeezed).
+void arrangeToolBar(QWidget* view) {
+    auto* choosers = view->findChild<QWidget*>(QStringLiteral("topologyChoosers"));
+    auto* tools = view->findChild<QWidget*>(QStringLiteral("topologyTools"));
+    QLayout* rows = view->layout();
+    if (!choosers || !tools || !rows || rows->count() < 2)
+        return;
+    auto* first = qobject_cast<QHBoxLayout*>(rows->itemAt(0)->layout());
+    auto* second = qobject_cast<QHBoxLayout*>(rows->itemAt(1)->layout());
+    if (!first || !second)
+        return;
+    // Room for the choosers, the buttons and a short status line on one row?
+    const int one_row = choosers->sizeHint().width() + tools->minimumSizeHint().width() + 80;
+    const bool two_rows = view->width() < one_row;
+    if (two_rows == (second->indexOf(tools) >= 0))
+        return;
+    (two_rows ? first : second)->removeWidget(tools);
+    (two_rows ? second : first)->addWidget(tools, 1);
+}
+
+} // namespace
+
 bool TopologyView::event(QEvent* event) {
+    if (event->type() == QEvent::Resize)
+        arrangeToolBar(this);
     if ((event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) && view_)
         applyTheme();
     return QWidget::event(event);

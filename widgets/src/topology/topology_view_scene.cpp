@@ -179,7 +179,11 @@ void indexStageLayers(TopologyModel& m, int pp) {
 void TopologyView::showResult(const EvaluationResultPtr& result) {
     TopologyModel& m = *model_;
     if (!result || !result->report.graph || !result->report.placement) {
+        const bool overlay_on = m.overlay_on;
+        const GroupOverlay overlay = m.overlay;
         m = TopologyModel{};
+        m.overlay_on = overlay_on; // the chooser's choice outlives a missing result
+        m.overlay = overlay;
         m.theme = detail::viewTheme(detail::isDark(palette()));
         scene_->clear();
         shape_key_.clear();
@@ -213,6 +217,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     aggregateLinks(m);
     indexStageLayers(m, std::max(1, result->scenario.layout.pp));
 
+    updateOverlay();
     updateColors();
     updateHoverMask();
     updateHighlight();
@@ -359,6 +364,7 @@ void TopologyView::updateColors() {
         const double v = m.value[static_cast<size_t>(gpu)];
         m.fill[static_cast<size_t>(gpu)] = std::isfinite(v) ? utilizationColor(v) : m.theme.no_data;
     }
+    applyOverlayColors();
     m.rack_hot_gpu.assign(static_cast<size_t>(m.layout.racks), -1);
     for (int gpu = 0; gpu < gpus; ++gpu) {
         const double v = m.value[static_cast<size_t>(gpu)];

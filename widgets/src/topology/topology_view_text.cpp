@@ -441,7 +441,8 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     p.setPen(m.theme.text);
     p.setFont(detail::pixelFont(font, 26, true));
     p.drawText(QRectF(margin, 20, page.width() - 2 * margin, 34), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("Cluster topology — %1").arg(QString::fromStdString(s.name)));
+               QStringLiteral("Cluster topology — %1%2")
+                   .arg(QString::fromStdString(s.name), detail::overlayTitleSuffix(m)));
     p.setFont(detail::pixelFont(font, 14));
     p.setPen(m.theme.muted);
     const QString fabric = m.graph->leaves > 0
@@ -514,11 +515,11 @@ QString TopologyView::exportTo(const QString& path) {
     m.theme = detail::viewTheme(false);
     m.exporting = true;
     updateColors();
-    const QString error =
-        detail::exportPage(path, QSizeF(1600, 900),
-                           QStringLiteral("Cluster topology — %1")
-                               .arg(QString::fromStdString(m.result->scenario.name)),
-                           [this](QPainter& p, const QRectF& page) { paintExportPage(p, page); });
+    const QString error = detail::exportPage(
+        path, QSizeF(1600, 900),
+        QStringLiteral("Cluster topology — %1%2")
+            .arg(QString::fromStdString(m.result->scenario.name), detail::overlayTitleSuffix(m)),
+        [this](QPainter& p, const QRectF& page) { paintExportPage(p, page); });
     m.exporting = false;
     m.theme = screen;
     updateColors();

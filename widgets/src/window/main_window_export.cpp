@@ -7,6 +7,7 @@
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/report/compare_view.h"
 #include "moe_widgets/report/design_report.h"
+#include "moe_widgets/topology/topology_view.h"
 
 #include <QApplication>
 #include <QDir>
@@ -36,6 +37,10 @@ QStringList MainWindow::exportViews(const QString& directory, const QStringList&
             if (!problem.isEmpty())
                 problems << QStringLiteral("%1: %2").arg(path, problem);
         }
+        // The topology once more per group overlay: topology-<tp|ep|edp|dp|pp|cp>.<format>.
+        if (auto* topology = dynamic_cast<TopologyView*>(view))
+            for (const QString& format : formats)
+                problems << topology->exportOverlays(directory, format);
     }
     // The topology also as an editable draw.io diagram (the hardware graph, not the view).
     const std::string drawio =

@@ -22,4 +22,10 @@ QColor textOn(const QColor& background);
 /// WCAG 2 contrast ratio of two colours, 1 (same luminance) to 21 (black on white).
 double contrastRatio(const QColor& a, const QColor& b);
 
+/// Group overlays: a categorical colour per group index (Paul Tol's "muted" scheme, made for
+/// colour-blind readers), repeating after groupOverlayColorCount() groups; neighbouring
+/// indices always differ.
+QColor groupOverlayColor(int group);
+int groupOverlayColorCount();
+
 } // namespace moe::widgets

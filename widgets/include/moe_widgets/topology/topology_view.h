@@ -9,6 +9,7 @@
 // nodes shows its free slots; dragging a node onto another rack (or Alt+Left / Alt+Right /
 // Alt+N on the selected GPU's node) edits cluster.rack_nodes as one undo step.
 
+#include "moe/group_overlay.h"
 #include "moe/placement.h"
 #include "moe_widgets/common/report_view.h"
 #include "moe_widgets/document/view_state.h"
@@ -17,6 +18,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QGraphicsItem;
@@ -81,6 +83,20 @@ public:
     QString toolTipAt(const QPointF& scene_pos) const;
     int sceneItemCount() const;
 
+    /// The group overlay: every GPU filled by its group of one dimension (core: overlayGroups),
+    /// with a legend naming each group and where it spans. std::nullopt shows the metric.
+    void setOverlay(std::optional<GroupOverlay> overlay);
+    std::optional<GroupOverlay> overlay() const;
+    /// The overlay group of `gpu` (index into the core's groups), -1 without an overlay.
+    int overlayGroupOf(int gpu) const;
+    /// The overlay legend's lines as the side panel shows them (empty without an overlay).
+    QStringList overlayLegendText() const;
+    /// Exports the page (as exportTo) with `overlay` shown, whatever the view shows.
+    QString exportOverlayTo(const QString& path, GroupOverlay overlay);
+    /// Every overlay to `directory`/topology-<overlay>.<format> (overlay: tp, ep, edp, dp, pp,
+    /// cp); returns the problems, "path: reason".
+    QStringList exportOverlays(const QString& directory, const QString& format);
+
     /// Where a node, a rack (its frame, free slots included) and the "+ new rack" drop zone
     /// after the last rack are in scene coordinates (empty when there is no such thing).
     QRectF nodeSceneRect(int node) const;
@@ -113,6 +129,10 @@ private:
     /// `keep_view`: the zoom and centre stay (only racks changed) instead of fitting the cluster.
     void rebuildScene(bool keep_view = false);
     void updateColors();
+    /// The overlay's groups and legend from the core, for the current result.
+    void updateOverlay();
+    /// Overlay colours over the metric's fill (when an overlay is on).
+    void applyOverlayColors();
     /// Repaints every item, invalidating their render caches (the model changed).
     void repaintItems();
     void updateHoverMask();
@@ -146,6 +166,7 @@ private:
     detail::LegendWidget* legend_ = nullptr;
     QComboBox* metric_box_ = nullptr;
     QComboBox* groups_box_ = nullptr;
+    QComboBox* overlay_box_ = nullptr;
     QLabel* status_ = nullptr;
     HoverGroups hover_groups_ = HoverGroups::all;
     QString shape_key_; ///< cluster shape the scene was built for; rebuilt only when it changes
