@@ -194,7 +194,8 @@ private slots:
         QCOMPARE(l.vpp, 1);
         QCOMPARE(l.schedule, PipelineSchedule::one_f_one_b);
         QCOMPARE(toString(l.order), std::string("tp-cp-ep-dp-pp"));
-        QCOMPARE(statusOf(r, "--moe-router-load-balancing-type"), FlagStatus::not_modelled);
+        QCOMPARE(statusOf(r, "--moe-router-load-balancing-type"), FlagStatus::mapped);
+        QCOMPARE(s.routing.balancing, BalancingMethod::aux_loss);
         QCOMPARE(report(r, "--moe-router-load-balancing-type")->line, 53);
         QCOMPARE(statusOf(r, "--lr"), FlagStatus::no_effect);
         QCOMPARE(statusOf(r, "--num-layers"), FlagStatus::mapped);
@@ -410,6 +411,42 @@ private slots:
         QCOMPARE(r.scenario->training.ep_overlap, EpOverlap::combined_1f1b);
         QVERIFY(exportMegatronArgs(*r.scenario).find("--overlap-moe-expert-parallel-comm") !=
                 std::string::npos);
+    }
+
+    /// The router's balancing from its flags (Megatron's default: an auxiliary loss), hidden
+    /// dropout (default 0.1) and the attention backend.
+    void routerDropoutAndAttentionFlags() {
+        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
+                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
+        struct Case {
+            const char* flags;
+            BalancingMethod balancing;
+        };
+        const Case cases[] = {
+            {"", BalancingMethod::aux_loss},
+            {"--moe-router-load-balancing-type seq_aux_loss", BalancingMethod::aux_loss},
+            {"--moe-router-load-balancing-type none", BalancingMethod::none},
+            {"--moe-router-load-balancing-type seq_aux_loss --moe-router-enable-expert-bias",
+             BalancingMethod::aux_free},
+            {"--moe-router-enable-expert-bias --moe-router-force-load-balancing",
+             BalancingMethod::perfect},
+        };
+        for (const Case& c : cases) {
+            const MegatronImport r = importMegatronArgs(head + c.flags, o);
+            QVERIFY2(r.ok(), errors(r).c_str());
+            QVERIFY2(r.scenario->routing.balancing == c.balancing, c.flags);
+        }
+        MegatronImport r = importMegatronArgs(head, o);
+        QCOMPARE(r.scenario->model.dropout, 0.1);
+        QCOMPARE(r.scenario->training.attention_kernel, AttentionKernel::flash);
+        r = importMegatronArgs(head + "--hidden-dropout 0.0 --attention-backend unfused", o);
+        QVERIFY2(r.ok(), errors(r).c_str());
+        QCOMPARE(r.scenario->model.dropout, 0.0);
+        QCOMPARE(r.scenario->training.attention_kernel, AttentionKernel::unfused);
+        r = importMegatronArgs(head + "--attention-backend sdpa", o);
+        QVERIFY(!r.ok());
     }
 
     void badValuesPointAtTheirLine() {

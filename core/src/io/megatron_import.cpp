@@ -209,7 +209,9 @@ Scenario megatronDefaults(const Scenario& base) {
     s.training.checkpoint_interval_s = base.training.checkpoint_interval_s;
     s.model.vocab = base.model.vocab;
     s.model.name = base.model.name;
-    // Megatron trains in FP32 unless --bf16/--fp16; its distributed optimizer is opt-in.
+    // Megatron trains in FP32 unless --bf16/--fp16; its distributed optimizer is opt-in; hidden
+    // and attention dropout default to 0.1 (arguments.py).
+    s.model.dropout = 0.1;
     s.training.zero_stage = 0;
     s.training.recompute = Recompute::none;
     return s;
@@ -453,6 +455,13 @@ void finishPrecisionAndMemory(ImportState& st) {
     t.recompute = st.recompute == "full"        ? Recompute::full
                   : st.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
+    // The router's balancing: forced balance wins, then the loss-free expert bias, then the
+    // loss type (Megatron's default aux_loss; seq_aux_loss and global_aux_loss are auxiliary
+    // losses too).
+    st.s.routing.balancing = st.force_balance              ? BalancingMethod::perfect
+                             : st.expert_bias              ? BalancingMethod::aux_free
+                             : st.load_balancing == "none" ? BalancingMethod::none
+                                                           : BalancingMethod::aux_loss;
 }
 
 /// Group-limited routing limits the expert groups a token reaches; it is the scenario's
@@ -686,7 +695,8 @@ std::vector<std::string> describeDefaults(const ImportState& st, const Scenario&
         out.push_back("training.total_tokens = " + formatNumber(s.training.total_tokens) +
                       " from the base scenario (no --train-samples or --train-iters)");
     if (s.model.isMoe())
-        out.push_back("routing = " + std::string(toString(s.routing.balancing)) + " balancing, " +
+        out.push_back("routing: " + std::string(toString(s.routing.balancing)) +
+                      " balancing from the router flags; popularity " +
                       std::string(toString(s.routing.model)) +
                       (s.routing.model == PopularityModel::zipf
                            ? " (alpha " + formatNumber(s.routing.zipf_alpha) + ")"

@@ -144,22 +144,6 @@ Rule assumption(std::string flag, std::string note, Group group, bool (*wanted)(
 
 #define MOE_INT(expr) [](Scenario& s) -> int& { return s.expr; }
 
-std::string layerFreqText(const ModelSpec& m) {
-    if (m.dense_layers == 0)
-        return "1";
-    return "\"([0]*" + std::to_string(m.dense_layers) + "+[1]*" +
-           std::to_string(m.layers - m.dense_layers) + ")\"";
-}
-
-/// The largest divisor d of 128 with vocab divisible by d*tp: Megatron pads the vocabulary to a
-/// multiple of make-vocab-size-divisible-by x TP (vocab_size_with_padding in
-/// megatron/core/tokenizers/utils/build_tokenizer.py), so this keeps the exported size as is.
-int vocabDivisor(int vocab, int tp) {
-    if (tp <= 0 || vocab % tp != 0)
-        return 1;
-    return std::gcd(vocab / tp, 128);
-}
-
 std::vector<Rule> buildRules() {
     using A = Arity;
     using G = Group;
@@ -397,13 +381,32 @@ std::vector<Rule> buildRules() {
                    if ((st.router_group_topk = intValue(st, f, 1)))
                        st.set("layout.max_nodes_per_token", f);
                }));
-    add(notModelled("--moe-router-load-balancing-type", A::many,
-                    "set routing.balancing (aux_loss, aux_free, none, perfect) by hand; the "
-                    "import does not read it from the arguments yet"));
-    add(notModelled("--moe-router-enable-expert-bias", A::none,
-                    "aux-loss-free balancing is routing.balancing = aux_free, set by hand"));
-    add(notModelled("--moe-router-force-load-balancing", A::none,
-                    "forced balance is routing.balancing = perfect"));
+    // routing.balancing, decided in finish() from the three (megatron_import.cpp).
+    add(mapped("--moe-router-load-balancing-type", A::many, G::moe,
+               "routing.balancing: aux_loss / seq_aux_loss / global_aux_loss = aux-loss, none",
+               [](ImportState& st, const MegatronFlag& f, FlagReport& report) {
+                   if (const std::optional<std::string> v = single(st, f)) {
+                       st.load_balancing = *v;
+                       st.set("routing.balancing", f);
+                       if (*v == "sinkhorn") {
+                           report.status = FlagStatus::not_modelled;
+                           report.note = "Sinkhorn balancing is not modelled; the router is "
+                                         "priced as auxiliary-loss balanced";
+                       }
+                   }
+               }));
+    add(mapped("--moe-router-enable-expert-bias", A::none, G::moe,
+               "routing.balancing = aux-free (DeepSeek-V3's loss-free bias)",
+               [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+                   st.expert_bias = true;
+                   st.set("routing.balancing", f);
+               }));
+    add(mapped("--moe-router-force-load-balancing", A::none, G::moe,
+               "routing.balancing = perfect (benchmarks' forced balance)",
+               [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+                   st.force_balance = true;
+                   st.set("routing.balancing", f);
+               }));
     add(mapped("--moe-token-dispatcher-type", A::one, G::moe,
                "matches the model's all-to-all dispatch",
                [](ImportState& st, const MegatronFlag& f, FlagReport& report) {
@@ -615,6 +618,27 @@ std::vector<Rule> buildRules() {
         }));
     add(assumption("--use-flash-attn", "the model's attention is flash attention", G::model,
                    [](const Scenario&) { return false; }));
+    // megatron/training/arguments.py: --hidden-dropout defaults to 0.1; --attention-backend
+    // (flash, fused, unfused, local, auto; default auto) picks the core attention kernel.
+    add(mapped("--hidden-dropout", A::one, G::model, "model.dropout (Megatron's default: 0.1)",
+               [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+                   if (const std::optional<double> v = realValue(st, f)) {
+                       st.s.model.dropout = *v;
+                       st.set("model.dropout", f);
+                   }
+               }));
+    add(mapped(
+        "--attention-backend", A::one, G::model,
+        "training.attention_kernel: unfused and local = unfused, flash, fused and auto = flash",
+        [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+            if (const std::optional<std::string> v =
+                    choice(st, f, {"flash", "fused", "unfused", "local", "auto"})) {
+                st.s.training.attention_kernel = *v == "unfused" || *v == "local"
+                                                     ? AttentionKernel::unfused
+                                                     : AttentionKernel::flash;
+                st.set("training.attention_kernel", f);
+            }
+        }));
     // Megatron-LM megatron/training/arguments.py (d98e8a6): "The number of transformer layers
     // on the first [last] pipeline stage of the decoder. Default None is even split".
     add(optionalIntField("--decoder-first-pipeline-num-layers", G::parallel,
@@ -665,106 +689,6 @@ std::vector<Rule> buildRules() {
     return r;
 }
 
-constexpr Family kNoEffectFamilies[] = {
-    {"--lr", "learning-rate schedule"},
-    {"--min-lr", "learning-rate schedule"},
-    {"--decoupled-", "learning-rate schedule"},
-    {"--weight-decay", "optimizer hyperparameter"},
-    {"--clip-grad", "optimizer hyperparameter"},
-    {"--adam-", "optimizer hyperparameter"},
-    {"--sgd-", "optimizer hyperparameter"},
-    {"--init-method", "initialisation"},
-    {"--hidden-dropout", "regularisation"},
-    {"--attention-dropout", "regularisation"},
-    {"--log", "logging"},
-    {"--tensorboard", "logging"},
-    {"--wandb", "logging"},
-    {"--timing-log", "logging"},
-    {"--save", "checkpointing"},
-    {"--load", "checkpointing"},
-    {"--no-load-", "checkpointing"},
-    {"--no-save-", "checkpointing"},
-    {"--ckpt-", "checkpointing"},
-    {"--dist-ckpt-", "checkpointing"},
-    {"--auto-detect-ckpt-format", "checkpointing"},
-    {"--finetune", "checkpointing"},
-    {"--pretrained-checkpoint", "checkpointing"},
-    {"--eval-", "evaluation"},
-    {"--data-", "data"},
-    {"--split", "data"},
-    {"--mock-data", "data"},
-    {"--tokenizer-", "data (the tokenizer decides the vocabulary: --set model.vocab=N)"},
-    {"--vocab-file", "data"},
-    {"--merge-file", "data"},
-    {"--tiktoken-", "data"},
-    {"--num-workers", "data"},
-    {"--no-mmap-bin-files", "data"},
-    {"--no-create-attention-mask-in-dataloader", "data"},
-    {"--seed", "reproducibility"},
-    {"--profile", "profiling"},
-    {"--exit-", "job control"},
-    {"--manual-gc", "job control"},
-    {"--distributed-timeout-minutes", "job control"},
-    {"--distributed-backend", "job control"},
-    {"--use-mcore-models", "implementation choice"},
-    {"--transformer-impl", "implementation choice"},
-    {"--attention-backend", "implementation choice (the model assumes fused flash attention)"},
-    {"--rotary-", "position encoding detail"},
-    {"--rope-", "position encoding detail"},
-    {"--no-rope-fusion", "kernel fusion"},
-    {"--no-position-embedding", "position encoding detail"},
-    {"--mscale", "position encoding detail"},
-    {"--norm-epsilon", "numerics detail"},
-    {"--layernorm-epsilon", "numerics detail"},
-    {"--apply-layernorm-1p", "numerics detail"},
-    {"--qk-layernorm", "numerics detail"},
-    {"--no-masked-softmax-fusion", "kernel fusion"},
-    {"--no-bias-", "kernel fusion"},
-    {"--no-gradient-accumulation-fusion", "kernel fusion"},
-    {"--cross-entropy-", "kernel fusion"},
-    {"--calculate-per-token-loss", "loss detail"},
-    {"--empty-unused-memory-level", "allocator detail"},
-    {"--enable-experimental", "feature gate"},
-    {"--no-check-for-nan-in-loss-and-grad", "checking"},
-    {"--check-for-nan-in-loss-and-grad", "checking"},
-    {"--moe-aux-loss-coeff", "router loss weight"},
-    {"--moe-z-loss-coeff", "router loss weight"},
-    {"--moe-router-score-function", "router detail"},
-    {"--moe-router-pre-softmax", "router detail"},
-    {"--moe-router-topk-scaling-factor", "router detail"},
-    {"--moe-router-bias-update-rate", "router detail"},
-    {"--moe-router-dtype", "router detail"},
-    {"--moe-router-fusion", "kernel fusion"},
-    {"--moe-router-padding-for-fp8", "kernel detail"},
-    {"--moe-permute-fusion", "kernel fusion"},
-    {"--moe-grouped-gemm", "kernel choice (the model assumes grouped GEMMs)"},
-    {"--moe-token-drop-policy", "router detail"},
-    {"--moe-input-jitter-eps", "router detail"},
-    {"--moe-per-layer-logging", "logging"},
-    {"--moe-flex-dispatcher-backend", "dispatcher implementation"},
-    {"--moe-enable-deepep", "dispatcher implementation"},
-    {"--use-nccl-ub", "communication implementation"},
-    {"--fsdp-double-buffer", "communication implementation"},
-    {"--init-model-with-meta-device", "initialisation"},
-    {"--megatron-fsdp-", "FSDP implementation detail"},
-    {"--ddp-", "bucketing detail"},
-    {"--fp8-amax-", "FP8 scaling detail"},
-    {"--fp8-margin", "FP8 scaling detail"},
-    {"--fp8-interval", "FP8 scaling detail"},
-    {"--use-rotary-position-embeddings", "position encoding detail"},
-    {"--node_rank", "launcher"},
-    {"--node-rank", "launcher"},
-    {"--master_addr", "launcher"},
-    {"--master_port", "launcher"},
-    {"--master-addr", "launcher"},
-    {"--master-port", "launcher"},
-    {"--rdzv", "launcher"},
-    {"--train-data-path", "data"},
-    {"--valid-data-path", "data"},
-    {"--test-data-path", "data"},
-    {"--warmup", "learning-rate schedule"},
-};
-
 } // namespace
 
 const std::vector<Rule>& rules() {
@@ -776,13 +700,6 @@ const Rule* findRule(const std::string& flag) {
     for (const Rule& r : rules())
         if (r.flag == flag)
             return &r;
-    return nullptr;
-}
-
-const Family* findFamily(const std::string& flag) {
-    for (const Family& f : kNoEffectFamilies)
-        if (flag.rfind(f.prefix, 0) == 0)
-            return &f;
     return nullptr;
 }
 

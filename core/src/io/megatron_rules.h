@@ -75,6 +75,9 @@ struct ImportState {
     bool overlap_grad_reduce = false, overlap_param_gather = false;
     bool sequence_parallel = false;
     bool overlap_moe_ep_comm = false;
+    /// Router balancing: --moe-router-load-balancing-type, expert bias, forced balance.
+    std::string load_balancing = "aux_loss";
+    bool expert_bias = false, force_balance = false;
     std::string sharding = "optim_grads_params";
     std::optional<int> router_groups, router_group_topk;
     std::string recompute;
@@ -105,6 +108,11 @@ const Rule* findRule(const std::string& flag);
 /// The no-effect family a flag without a rule belongs to, or nullptr (an unknown flag).
 const Family* findFamily(const std::string& flag);
 
+/// --moe-layer-freq for the model's leading dense layers: "1", or "([0]*d+[1]*(l-d))".
+std::string layerFreqText(const ModelSpec& m);
+/// The largest divisor d of 128 with vocab divisible by d*tp (Megatron pads the vocabulary to
+/// a multiple of make-vocab-size-divisible-by x TP).
+int vocabDivisor(int vocab, int tp);
 /// `s` without leading and trailing blanks.
 std::string trim(const std::string& s);
 /// The values joined by spaces.

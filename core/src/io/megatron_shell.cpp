@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,22 @@ int epNodeSpan(const LayoutSpec& layout, int gpus_per_node) {
     if (gpus_per_node <= 0 || layout.ep < gpus_per_node || layout.ep % gpus_per_node != 0)
         return 0;
     return layout.ep / gpus_per_node;
+}
+
+std::string layerFreqText(const ModelSpec& m) {
+    if (m.dense_layers == 0)
+        return "1";
+    return "\"([0]*" + std::to_string(m.dense_layers) + "+[1]*" +
+           std::to_string(m.layers - m.dense_layers) + ")\"";
+}
+
+/// The largest divisor d of 128 with vocab divisible by d*tp: Megatron pads the vocabulary to a
+/// multiple of make-vocab-size-divisible-by x TP (vocab_size_with_padding in
+/// megatron/core/tokenizers/utils/build_tokenizer.py), so this keeps the exported size as is.
+int vocabDivisor(int vocab, int tp) {
+    if (tp <= 0 || vocab % tp != 0)
+        return 1;
+    return std::gcd(vocab / tp, 128);
 }
 
 std::string trim(const std::string& s) {
