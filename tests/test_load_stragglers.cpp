@@ -65,7 +65,8 @@ private slots:
     ///   1.5 - the same at 1.3) (1F1B, PP=1: no bubble; the gradient sync does not overlap).
     /// Straggler 2, layer 1 group 1 rank 3 (ratio 8/5 = 1.6): its excess 3 spreads 1 over ranks
     ///   0-2 -> [5, 5, 5, 5]; group 1 pays 1.0, group 0 still 1.5: the step saves nothing.
-    /// No other rank is above its layer's mean, so the list has two rows.
+    /// No other rank is above its layer's mean, so the list has two rows. Each one's own wait is
+    /// what its EP group waits for it: m x (expert GEMMs + all-to-alls at its ratio - at 1).
     void topStragglersHandDerived() {
         const Report r = reportWithHistogram();
         QCOMPARE(r.load.worstGroupImbalance({0, 1}), 1.5);
@@ -91,6 +92,12 @@ private slots:
         QVERIFY(expected > 0);
         QVERIFY2(std::abs(first.step_cost_s - expected) <= 1e-9 * expected + 1e-15,
                  qPrintable(QString("%1 vs %2").arg(first.step_cost_s).arg(expected)));
+        // The wait it adds to its own group: m x (the layer at 2.0x - at the mean).
+        const MoeLayerPrice at2 = moe.price(2.0);
+        const double wait = m * ((at2.experts_s() + at2.transfers_s()) -
+                                 (moe.mean.experts_s() + moe.mean.transfers_s()));
+        QVERIFY(wait > 0);
+        QVERIFY(std::abs(first.wait_s - wait) <= 1e-9 * wait);
 
         const LoadStraggler& second = top[1];
         QCOMPARE(second.layer, 1);
@@ -100,6 +107,11 @@ private slots:
         QCOMPARE(second.node, 1);
         QCOMPARE(second.ratio, 1.6);
         QCOMPARE(second.step_cost_s, 0.0);
+        // It still makes its own group wait: m x (the layer at 1.6x - at the mean).
+        const MoeLayerPrice at16 = moe.price(1.6);
+        const double wait16 = m * ((at16.experts_s() + at16.transfers_s()) -
+                                   (moe.mean.experts_s() + moe.mean.transfers_s()));
+        QVERIFY(std::abs(second.wait_s - wait16) <= 1e-9 * wait16);
 
         // n limits the list; the report's load is left as it was.
         QCOMPARE(int(topStragglers(r, 1).size()), 1);

@@ -30,6 +30,11 @@ struct LoadStraggler {
     int gpus = 0;      ///< GPUs carrying this sample (ETP shards, token streams sharing the sample)
     double tokens = 0; ///< token slots per micro-batch ("slots" is a Qt macro)
     double ratio = 1;  ///< slots / layerMeanSlots
+    /// The imbalance wait this rank adds to its EP group per step: in its layer the group runs
+    /// at its pace, so over the m micro-batches its group waits m x (expert GEMMs + all-to-alls
+    /// at this ratio - the same at the mean), MoeCosts::price (transfers counted whole, as
+    /// outside DualPipe's pairs). What the step pays only if its group sets the pace.
+    double wait_s = 0;
     double step_cost_s = 0; ///< what the step would save with this rank at the layer mean
 };
 
@@ -40,8 +45,8 @@ struct LoadStraggler {
 /// those tokens to the group's other experts; the layer mean is unchanged). The step waits for
 /// the worst EP group of each stage (ExpertLoad::worstGroupImbalance), so a straggler outside
 /// the slowest stage's worst group costs nothing, and one in it costs the difference between
-/// its group and the next-worst. Empty for dense models or a report without a cost model.
-/// O(layers x groups x ranks + n x priceStep).
+/// its group and the next-worst (ties with other groups: nothing). Empty for dense models or a
+/// report without a cost model. O(layers x groups x ranks + n x priceStep).
 std::vector<LoadStraggler> topStragglers(const Report& report, int n = 10);
 
 } // namespace moe

@@ -67,6 +67,8 @@ std::vector<LoadStraggler> topStragglers(const Report& report, int n) {
                       });
 
     const double step_s = priceStep(*report.costs, load).step_time_s;
+    const MoeCosts& moe = report.costs->moe;
+    const double mean_s = moe.mean.experts_s() + moe.mean.transfers_s();
     ExpertLoad fixed = load; // one copy; each straggler's group is changed and restored
     const std::vector<RankCoords>& coords = report.placement->coords;
     for (size_t k = 0; k < keep; ++k) {
@@ -88,6 +90,10 @@ std::vector<LoadStraggler> topStragglers(const Report& report, int n) {
                     s.gpu = static_cast<int>(gpu);
                 ++s.gpus;
             }
+        }
+        if (moe.valid) {
+            const MoeLayerPrice hot = moe.price(s.ratio);
+            s.wait_s = report.costs->micro_batches * (hot.experts_s() + hot.transfers_s() - mean_s);
         }
         if (s.gpu >= 0 && report.graph)
             s.node = report.graph->nodeOf(s.gpu);

@@ -101,4 +101,13 @@ QColor linkColor(double utilization, bool dark) {
                             static_cast<float>(c.blueF() + (1 - c.blueF()) * w));
 }
 
+QColor loadScaleColor(double position) {
+    const Rgb8 c = loadScaleColorAt(position);
+    return QColor(c.r, c.g, c.b);
+}
+
+QColor loadRatioColor(double ratio, const LoadRatioScale& scale) {
+    return loadScaleColor(scale.position(ratio));
+}
+
 } // namespace moe::widgets
