@@ -532,29 +532,26 @@ void HeatmapView::rebuild() {
                     .arg(routingStep()));
     const QString model = routingText(s.routing);
     export_footer_ =
-        ((gpus ? tr("Token slots (tokens × top-%1) that reach each GPU's experts in one "
-                    "micro-batch, coloured by their ratio to the layer's mean over every GPU "
-                    "holding it (log scale, neutral at 1×, hot at %2×). ")
+        ((gpus ? tr("Token slots (tokens × top-%1) per GPU and micro-batch ÷ the layer's mean "
+                    "over every GPU holding it (log scale, neutral 1×, hot %2×). ")
                          .arg(s.model.top_k)
                          .arg(scale_high_, 0, 'f', 2) +
-                     (staged ? tr("Rows are grouped by the pipeline stage holding them; column k "
-                                  "is that stage's k-th GPU, so every cell is a GPU that holds "
-                                  "its layer. ")
+                     (staged ? tr("Column k: the k-th GPU of the stage holding the row's layer. ")
                              : QString())
                : tr("Token slots per expert in one micro-batch, averaged over the %1 sampled EP "
                     "groups, coloured by their ratio to the layer's mean expert. ")
                      .arg(load.sampled_groups)) +
          tr("Circle: the hottest cell. Routing: %1.").arg(model));
     // Slides carry the top stragglers the panel lists.
-    for (size_t i = 0; i < std::min<size_t>(3, top_.size()); ++i)
-        export_footer_ += (i == 0 ? tr(" Top stragglers: ") : QStringLiteral("; ")) +
-                          tr("GPU %1 (node %2), MoE layer %3, %4×, adds %5 of wait, step saved %6")
-                              .arg(top_[i].gpu)
-                              .arg(top_[i].node)
-                              .arg(top_[i].layer)
-                              .arg(top_[i].ratio, 0, 'f', 2)
-                              .arg(charts::formatDuration(top_[i].wait_s))
-                              .arg(charts::formatDuration(top_[i].step_cost_s));
+    if (!top_.empty())
+        export_footer_ += tr(" Top straggler: GPU %1 (node %2), MoE layer %3, %4×, adds %5 of "
+                             "wait, step saved %6.")
+                              .arg(top_[0].gpu)
+                              .arg(top_[0].node)
+                              .arg(top_[0].layer)
+                              .arg(top_[0].ratio, 0, 'f', 2)
+                              .arg(charts::formatDuration(top_[0].wait_s))
+                              .arg(charts::formatDuration(top_[0].step_cost_s));
     // On screen the dock names the view and the toolbar summarises it; the explanation is the
     // summary's tooltip. Exports carry both as title and footnote.
     title_->setText(QString());
@@ -782,10 +779,13 @@ QString HeatmapView::exportTo(const QString& path) {
     const QString screen_title = title_->text();
     title_->setText(export_title_);
     footer_->setText(export_footer_);
+    // The footnote wraps; its element is laid out for one line unless told otherwise.
+    footer_->setMinimumSize(0, QFontMetrics(footer_->font()).lineSpacing() * 3 + 10);
     const QString error = charts::exportPlot(plot_, path, kWidth, kHeight, export_title_);
     title_->setFont(title_font);
     title_->setText(screen_title);
     footer_->setText(QString());
+    footer_->setMinimumSize(0, 0);
     plot_->xAxis->setRange(range);
     applyTheme(dark);
     plot_->replot(QCustomPlot::rpQueuedReplot);
