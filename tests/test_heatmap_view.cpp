@@ -1,10 +1,14 @@
 // The expert-load heatmap: its cells are the report's token counts (GPU x MoE layer, or
-// expert x MoE layer), cells outside a GPU's pipeline stage stay empty, the hottest cell is
+// expert x MoE layer) coloured by their ratio to the layer mean on the shared scale, a PP>1
+// sample shows each stage's own layers (no filler), the core's top stragglers are listed and
+// the first is the marked cell, the hottest cell is
 // marked and tooltips give exact counts, "Next step" asks for the next routing resample, a
 // clicked warning's GPUs are banded, and the exports are valid files that name the scenario.
 #include "moe/evaluate.h"
+#include "moe/load_stragglers.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/charts/heatmap_view.h"
+#include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/view_state.h"
 #include "widget_test_support.h"
 
@@ -12,6 +16,7 @@
 #include <QImage>
 #include <QLocale>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -50,7 +55,9 @@ private slots:
         QVERIFY(map);
         QCOMPARE(map->data()->keySize(), 64);
         QCOMPARE(map->data()->valueSize(), 24);
-        QCOMPARE(map->data()->cell(5, 3), view.cellValue(5, 3));
+        // ... coloured by each cell's ratio to its layer's mean.
+        QCOMPARE(map->data()->cell(5, 3), view.cellRatio(5, 3));
+        QCOMPARE(view.cellRatio(5, 3), gpuLoadRatio(load, placement, 5, 3));
         // Every EP group of 8 receives all token slots of its micro-batch, so a layer's GPUs
         // average tokens per GPU per micro-batch x top-k (micro-batch x sequence / (TP x CP)).
         const Scenario& s = defaultScenario();
@@ -81,34 +88,117 @@ private slots:
         QCOMPARE(view.columns(), 64);
     }
 
-    void cellsOutsideTheStageAreEmpty() {
+    void stageViewHasNoGreyFiller() {
         // DeepSeek-V3: 61 layers, 3 dense, PP=16 with end stages of 3 and 2 layers: stage 0
         // (GPUs 0..127, pp is the outermost rank dimension) holds the dense layers 0-2 only, so
-        // no MoE layer; stage 1 (GPUs 128..255) holds layers 3-6 = MoE layers 0-3.
+        // no MoE layer; stage 1 (GPUs 128..255) holds MoE layer 0 first. The stage view puts
+        // each MoE layer's own stage in its row: 2048 / 16 = 128 columns, column k of a row =
+        // the k-th GPU of the stage holding its layer, so every cell is a GPU with its layer.
+        // DualPipe stages hold two chunks of layers, so the rows are grouped by stage.
         const EvaluationResultPtr result =
             test::resultFor(test::loadSample("deepseek-v3-2048xh800.yaml"));
         const ExpertLoad& load = result->report.load;
+        const Placement& placement = *result->report.placement;
         HeatmapView view(nullptr, nullptr);
         view.showResult(result);
-        QCOMPARE(view.columns(), 2048);
+        QCOMPARE(view.columns(), 128);
         QCOMPARE(view.rows(), 58);
-        QVERIFY(std::isnan(view.cellValue(0, 0)));
-        QVERIFY(std::isfinite(view.cellValue(128, 0)));
-        QVERIFY(std::isfinite(view.cellValue(128, 3)));
-        QVERIFY(std::isnan(view.cellValue(128, 4)));
-        QVERIFY(view.cellToolTip(0, 10).contains(QStringLiteral("not by this GPU's stage")));
-        // Each MoE layer is held by exactly one stage of 128 GPUs.
-        for (int layer = 0; layer < 58; ++layer) {
-            int held = 0;
-            for (int gpu = 0; gpu < 2048; ++gpu)
-                held += std::isfinite(view.cellValue(gpu, layer)) ? 1 : 0;
-            QCOMPARE(held, 128);
+        QCOMPARE(view.layerOfRow(0), 0);
+        QCOMPARE(view.cellGpu(0, 0), 128);
+        QCOMPARE(view.cellGpu(5, 0), 133);
+        std::vector<int> layers;
+        auto* map = qobject_cast<QCPColorMap*>(view.plot()->plottable(0));
+        QVERIFY(map);
+        for (int row = 0; row < 58; ++row) {
+            const int layer = view.layerOfRow(row);
+            layers.push_back(layer);
+            // Grouped by stage: a row's stage is never below the previous row's.
+            if (row > 0)
+                QVERIFY(load.stage_of_layer[static_cast<size_t>(layer)] >=
+                        load.stage_of_layer[static_cast<size_t>(view.layerOfRow(row - 1))]);
+            for (int k = 0; k < 128; ++k) {
+                const int gpu = view.cellGpu(k, row);
+                QVERIFY(gpu >= 0);
+                QCOMPARE(placement.coords[static_cast<size_t>(gpu)].pp,
+                         load.stage_of_layer[static_cast<size_t>(layer)]);
+                QVERIFY(std::isfinite(view.cellValue(k, row)));
+                QCOMPARE(view.cellValue(k, row), load.gpuTokens(placement, gpu, layer));
+                QCOMPARE(view.cellRatio(k, row), gpuLoadRatio(load, placement, gpu, layer));
+                QVERIFY(std::isfinite(map->data()->cell(k, row))); // nothing drawn as no-data
+            }
         }
-        const int hot = load.hottestGpu(*result->report.placement);
-        QCOMPARE(view.markedColumn(), hot);
-        QCOMPARE(view.markedRow(), load.hottest_layer);
-        QCOMPARE(view.cellValue(hot, load.hottest_layer),
-                 load.gpuTokens(*result->report.placement, hot, load.hottest_layer));
+        std::sort(layers.begin(), layers.end()); // every MoE layer once
+        for (int layer = 0; layer < 58; ++layer)
+            QCOMPARE(layers[static_cast<size_t>(layer)], layer);
+        // The marked cell is the core's top straggler.
+        const std::vector<LoadStraggler> top = topStragglers(result->report, 10);
+        QVERIFY(!top.empty());
+        QCOMPARE(view.layerOfRow(view.markedRow()), top.front().layer);
+        QCOMPARE(view.cellGpu(view.markedColumn(), view.markedRow()), top.front().gpu);
+        QVERIFY(view.cellToolTip(view.markedColumn(), view.markedRow())
+                    .contains(QStringLiteral("the hottest GPU")));
+    }
+
+    /// The colour of a cell is its ratio on the shared scale: a cell at the layer mean (perfect
+    /// balance: every cell is exactly 1) is the neutral colour, the hottest cell the hot end,
+    /// and that is what the plot draws.
+    void cellColoursFollowTheRatioScale() {
+        Scenario even = defaultScenario();
+        even.routing.balancing = BalancingMethod::perfect;
+        HeatmapView flat(nullptr, nullptr);
+        flat.showResult(test::resultFor(even));
+        QCOMPARE(flat.cellRatio(7, 3), 1.0);
+        QCOMPARE(flat.cellColor(7, 3), loadScaleColor(0.5));
+        QVERIFY(flat.stragglers().empty()); // nobody above the mean
+
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
+        HeatmapView view(nullptr, nullptr);
+        view.resize(900, 600);
+        view.showResult(result);
+        const int c = view.markedColumn(), r = view.markedRow();
+        QCOMPARE(view.cellRatio(c, r), view.scaleHigh()); // the scale's hot end is the data's
+        QVERIFY(view.scaleHigh() >= kLoadScaleMinHigh);
+        QCOMPARE(view.cellColor(c, r), loadScaleColor(1.0));
+        // The drawn pixels: the hottest cell's centre is the hot end, a ratio-1 cell neutral.
+        QCustomPlot* plot = view.plot();
+        plot->replot();
+        const QImage image = plot->toPixmap(900, 600, 1.0).toImage();
+        auto pixel = [&](int column, int row) {
+            return image.pixelColor(
+                static_cast<int>(std::lround(plot->xAxis->coordToPixel(column))),
+                static_cast<int>(std::lround(plot->yAxis->coordToPixel(row))));
+        };
+        auto near = [](const QColor& a, const QColor& b) {
+            return std::abs(a.red() - b.red()) <= 6 && std::abs(a.green() - b.green()) <= 6 &&
+                   std::abs(a.blue() - b.blue()) <= 6;
+        };
+        QVERIFY2(near(pixel(c, r), loadScaleColor(1.0)), qPrintable(pixel(c, r).name()));
+        HeatmapView flat_big(nullptr, nullptr);
+        flat_big.showResult(test::resultFor(even));
+        flat_big.plot()->replot();
+        const QImage flat_image = flat_big.plot()->toPixmap(900, 600, 1.0).toImage();
+        const QColor mid = flat_image.pixelColor(
+            static_cast<int>(std::lround(flat_big.plot()->xAxis->coordToPixel(7))),
+            static_cast<int>(std::lround(flat_big.plot()->yAxis->coordToPixel(3))));
+        QVERIFY2(near(mid, loadScaleColor(0.5)), qPrintable(mid.name()));
+    }
+
+    /// The list under the map is the core's topStragglers, hottest first.
+    void stragglersListIsTheCores() {
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
+        HeatmapView view(nullptr, nullptr);
+        view.showResult(result);
+        const std::vector<LoadStraggler> top = topStragglers(result->report, 10);
+        QCOMPARE(int(view.stragglers().size()), int(top.size()));
+        QVERIFY(!top.empty());
+        const QTableWidget* table = view.stragglersTable();
+        QCOMPARE(table->rowCount(), int(top.size()));
+        QCOMPARE(table->item(0, 0)->text().section(' ', 0, 0), QString::number(top[0].gpu));
+        QCOMPARE(table->item(0, 1)->text(), QString::number(top[0].node));
+        QCOMPARE(table->item(0, 2)->text(), QString::number(top[0].layer));
+        QCOMPARE(table->item(0, 3)->text(), QString::number(top[0].ratio, 'f', 2) + "×");
+        QCOMPARE(view.cellGpu(view.markedColumn(), view.markedRow()), top[0].gpu);
+        QCOMPARE(view.markedRow(), top[0].layer);
     }
 
     void hottestCellIsMarkedWithExactCounts() {
@@ -207,8 +297,8 @@ private slots:
         QVERIFY(text.startsWith(QStringLiteral("<?xml")));
         QVERIFY(text.contains(QStringLiteral("viewBox=\"0 0 1600 900\"")));
         QVERIFY(text.contains(QStringLiteral("dgx-h100-8x8-moe16")));
-        QVERIFY(text.contains(QStringLiteral("token slots per micro-batch"))); // colour scale
-        QVERIFY(text.contains(QStringLiteral("<image")));                      // the matrix
+        QVERIFY(text.contains(QStringLiteral("layer mean"))); // colour scale
+        QVERIFY(text.contains(QStringLiteral("<image")));     // the matrix
 
         const QString png = dir.filePath(QStringLiteral("heatmap.png"));
         const QRect viewport = view.plot()->viewport();

@@ -9,6 +9,7 @@
 #include "save_state.h"
 #include "test_support.h"
 
+#include "moe/load_scale.h"
 #include "moe/scenario_io.h"
 
 #include <QtTest>
@@ -128,7 +129,9 @@ class TestMoeLive : public QObject {
         return r;
     }
 
-    void check(const Run& r, int want_gpus) {
+    /// `count`: also count the cells in the picture (ramp colours only: the expert-load scale's
+    /// near-neutral cells have too little colour to tell from the white outlines).
+    void check(const Run& r, int want_gpus, bool count = true) {
         QVERIFY2(!r.image.isNull(), qPrintable("no screenshot; output: " + r.out));
         QCOMPARE(r.gpus, want_gpus);
         QCOMPARE(r.cells, want_gpus);
@@ -139,6 +142,8 @@ class TestMoeLive : public QObject {
             for (int x = 0; x < r.image.width(); x += 7)
                 colours.insert(r.image.pixel(x, y));
         QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+        if (!count)
+            return;
         const auto [cells, smallest] = countCells(r.image, r.map);
         QCOMPARE(cells, want_gpus);
         QVERIFY(smallest >= 4); // whole quads, not stray pixels
@@ -179,10 +184,24 @@ private slots:
         QVERIFY(dir_.isValid());
     }
 
-    // The built-in default: 64 GPUs, 300 frames of replay.
+    // The built-in default: 64 GPUs, 300 frames of replay, coloured by expert load on the
+    // shared scale (moe/load_scale.h): the hottest GPU's busiest layer is the scale's hot end,
+    // so that exact colour is in the map; its cells are counted coloured by idle time.
     void defaultScenario() {
         const Run r = run({}, "1024x700", 300);
-        check(r, 64);
+        check(r, 64, false);
+        const moe::Rgb8 hot = moe::loadScaleColorAt(1.0);
+        int hot_pixels = 0;
+        for (int y = r.map.top(); y <= r.map.bottom(); ++y)
+            for (int x = r.map.left(); x <= r.map.right(); ++x) {
+                const QRgb p = r.image.pixel(x, y);
+                hot_pixels += std::abs(qRed(p) - hot.r) <= 2 && std::abs(qGreen(p) - hot.g) <= 2 &&
+                                      std::abs(qBlue(p) - hot.b) <= 2
+                                  ? 1
+                                  : 0;
+            }
+        QVERIFY2(hot_pixels >= 4, qPrintable(QString::number(hot_pixels)));
+        check(run({"--metric", "idle"}, "1024x700", 30), 64);
     }
 
     // A generated 16,384-GPU cluster (the default scaled with --gpus: nodes, dp and the global

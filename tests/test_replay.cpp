@@ -3,6 +3,7 @@
 #include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/expert_load.h"
+#include "moe/load_stragglers.h"
 #include "moe/replay.h"
 #include "moe/scenario_io.h"
 #include "test_support.h"
@@ -179,10 +180,15 @@ private slots:
         QCOMPARE(load0.rank_tokens, base.load.rank_tokens);
         double recv_sum = 0;
         for (int g = 0; g < base.gpus; ++g) {
-            double tokens = 0;
-            for (int layer = 0; layer < base.load.moe_layers; ++layer)
+            double tokens = 0, peak = 0;
+            for (int layer = 0; layer < base.load.moe_layers; ++layer) {
                 tokens += base.load.gpuTokens(*base.placement, g, layer);
+                const double ratio = gpuLoadRatio(base.load, *base.placement, g, layer);
+                peak = std::isfinite(ratio) ? std::max(peak, ratio) : peak;
+            }
             QVERIFY(near(gpus.tokens[g], tokens, 1e-6));
+            // What moe-live colours by: the GPU's busiest layer x that layer's mean.
+            QVERIFY(near(gpus.peak_ratio[g], peak, 1e-6));
             recv_sum += gpus.a2a_recv_bytes[g];
         }
         QVERIFY(near(recv_sum / base.gpus, moeBytesPerGpu(base), 1e-6));

@@ -223,10 +223,14 @@ private slots:
         ViewState state;
         TopologyView view(nullptr, &state);
         view.showResult(result);
-        // Expert load: the hottest GPU's busiest layer is the report's worst imbalance.
+        // Expert load: the hottest GPU's busiest layer is the report's worst imbalance, drawn
+        // in the hot end of the shared load scale (whose hot end is the hottest ratio, >= 1.25).
         const int hot = result->report.load.hottestGpu(*result->report.placement);
-        QVERIFY(std::abs(view.gpuMetricValue(hot) + 1.0 - result->report.load.max_imbalance) <
-                1e-9);
+        const double worst = result->report.load.max_imbalance;
+        QVERIFY(std::abs(view.gpuMetricValue(hot) - worst) < 1e-9);
+        QCOMPARE(view.gpuFill(hot).rgb(), loadRatioColor(worst, loadRatioScale(worst)).rgb());
+        if (worst >= kLoadScaleMinHigh)
+            QCOMPARE(view.gpuFill(hot).rgb(), loadScaleColor(1.0).rgb());
         // Memory: the stage's need over HBM, on the shared ramp.
         state.setGpuMetric(GpuMetric::memory_use);
         const MemoryBreakdown& memory = result->report.stages.front().memory;

@@ -242,6 +242,18 @@ void ClusterMap::setValues(const std::vector<float>& values, float lo, float hi)
     colors_dirty_ = true;
 }
 
+uint32_t packRgba(Rgb8 c) {
+    return 0xff000000u | static_cast<uint32_t>(c.b) << 16 | static_cast<uint32_t>(c.g) << 8 | c.r;
+}
+
+void ClusterMap::setLoadRatios(const std::vector<float>& ratios, const LoadRatioScale& scale) {
+    const size_t n = std::min(ratios.size(), colors_.size());
+    // A ratio of 0: the GPU's stage holds no MoE layer (no load to show), drawn dark grey.
+    for (size_t i = 0; i < n; ++i)
+        colors_[i] = ratios[i] > 0 ? packRgba(scale.color(ratios[i])) : packRgba({72, 72, 78});
+    colors_dirty_ = true;
+}
+
 void ClusterMap::draw(const MapCamera& camera, int view_x, int view_y, int view_w, int view_h,
                       int fb_w, int fb_h) {
     (void)fb_w;

@@ -3,6 +3,8 @@
 // GPUs in rows of up to 8. Drawn with one instanced draw call from one instance buffer
 // (position + colour per GPU), so 65,536 GPUs cost one buffer upload and one draw.
 
+#include "moe/load_scale.h"
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -48,6 +50,8 @@ struct MapCamera {
 
 /// Colour ramp shared with the Qt app's heatmap (viridis-like, 5 stops), t in [0, 1].
 uint32_t rampRgba(float t);
+/// An 8-bit colour as the instance buffer's RGBA8 (0xAABBGGRR, ImU32's byte order).
+uint32_t packRgba(Rgb8 c);
 
 class ClusterMap {
 public:
@@ -64,6 +68,9 @@ public:
     /// Packs one colour per GPU (value -> ramp over [lo, hi]) into the instance buffer on the
     /// CPU (the part the benchmark calls draw-list build); uploaded by draw().
     void setValues(const std::vector<float>& values, float lo, float hi);
+    /// The same for load ratios (× layer mean) on the shared expert-load scale (load_scale.h),
+    /// the colours of the Qt app's heatmap and topology; 0 (a stage without MoE layers) grey.
+    void setLoadRatios(const std::vector<float>& ratios, const LoadRatioScale& scale);
     /// Draws the map into the framebuffer rectangle (pixels, origin top-left) of a framebuffer
     /// of height fb_h; one glDrawArraysInstanced.
     void draw(const MapCamera& camera, int view_x, int view_y, int view_w, int view_h, int fb_w,

@@ -268,7 +268,7 @@ void LiveApp::stepReplay() {
 const std::vector<float>& LiveApp::metricValues() const {
     switch (metric_) {
     case Metric::load:
-        return gpu_metrics_.load_factor;
+        return gpu_metrics_.peak_ratio;
     case Metric::a2a:
         return gpu_metrics_.a2a_recv_bytes;
     case Metric::memory:
@@ -296,7 +296,14 @@ void LiveApp::updateMapColors() {
         lo = hi - std::max(1e-6f, std::abs(hi) * 0.01f); // a flat map is drawn at the top colour
     color_lo_ = lo;
     color_hi_ = hi;
-    map_.setValues(v, lo, hi);
+    if (metric_ == Metric::load) { // the shared expert-load scale, neutral at the layer mean
+        const LoadRatioScale scale = loadRatioScale(v.empty() ? 1.0 : hi);
+        color_lo_ = static_cast<float>(scale.low());
+        color_hi_ = static_cast<float>(scale.high);
+        map_.setLoadRatios(v, scale);
+    } else {
+        map_.setValues(v, lo, hi);
+    }
     // The eight GPUs with the highest expert load (token slots / their mean) get an outline.
     const std::vector<float>& tokens = gpu_metrics_.load_factor;
     hottest_.clear();

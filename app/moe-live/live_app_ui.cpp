@@ -415,6 +415,7 @@ void LiveApp::uiMap(int fb_w, int fb_h) {
             ImGui::Text("step %llu", static_cast<unsigned long long>(replay_->last().step));
             ImGui::Text("token slots / micro-batch: %.0f  (%.2fx mean)", gpu_metrics_.tokens[gpu],
                         gpu_metrics_.load_factor[gpu]);
+            ImGui::Text("busiest MoE layer: %.2fx that layer's mean", gpu_metrics_.peak_ratio[gpu]);
             ImGui::Text("all-to-all received: %s / step",
                         formatBytes(gpu_metrics_.a2a_recv_bytes[gpu]).c_str());
             ImGui::Text("idle: %.3f s / step", gpu_metrics_.idle_s[gpu]);
@@ -440,15 +441,17 @@ void LiveApp::uiLegend() {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const float w = 260, h = 12;
+    const bool load = metric_ == Metric::load;
     for (int i = 0; i < 64; ++i)
-        dl->AddRectFilled(ImVec2(p0.x + w * i / 64, p0.y),
-                          ImVec2(p0.x + w * (i + 1) / 64, p0.y + h), rampColor(i / 63.0f));
+        dl->AddRectFilled(
+            ImVec2(p0.x + w * i / 64, p0.y), ImVec2(p0.x + w * (i + 1) / 64, p0.y + h),
+            load ? static_cast<ImU32>(packRgba(loadScaleColorAt(i / 63.0))) : rampColor(i / 63.0f));
     ImGui::Dummy(ImVec2(w, h));
     char lo[48], hi[48];
     switch (metric_) {
-    case Metric::load:
-        std::snprintf(lo, sizeof lo, "%.2fx", color_lo_);
-        std::snprintf(hi, sizeof hi, "%.2fx mean", color_hi_);
+    case Metric::load: // the GPU's busiest MoE layer, x that layer's mean; 1x is neutral
+        std::snprintf(lo, sizeof lo, "<=%.2fx", color_lo_);
+        std::snprintf(hi, sizeof hi, ">=%.2fx layer mean", color_hi_);
         break;
     case Metric::a2a:
         std::snprintf(lo, sizeof lo, "%s", formatBytes(color_lo_).c_str());

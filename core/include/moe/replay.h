@@ -27,6 +27,10 @@ struct GpuStepMetrics {
     std::vector<float> tokens;
     /// `tokens` over its mean (the stage's MoE layers x mean slots per EP rank): 1 = even load.
     std::vector<float> load_factor;
+    /// The GPU's busiest MoE layer: max over its stage's layers of gpuLoadRatio (token slots /
+    /// the layer's mean over every GPU holding it), what the load colour scale shows; 0 for a
+    /// stage without MoE layers.
+    std::vector<float> peak_ratio;
     /// Bytes the GPU receives in the MoE all-to-alls per step (see ReplayModel::sample).
     std::vector<float> a2a_recv_bytes;
     /// Seconds per step the GPU runs none of its own compute (see ReplayModel::sample).

@@ -6,6 +6,7 @@
 
 #include "moe/replay.h"
 
+#include "moe/load_stragglers.h"
 #include "moe/placement.h"
 
 #include <algorithm>
@@ -65,6 +66,7 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
     const size_t n_gpus = p.coords.size();
     g.tokens.assign(n_gpus, 0.0f);
     g.load_factor.assign(n_gpus, 0.0f);
+    g.peak_ratio.assign(n_gpus, 0.0f);
     g.a2a_recv_bytes.assign(n_gpus, 0.0f);
     g.idle_s.assign(n_gpus, 0.0f);
     g.memory_share.assign(n_gpus, 0.0f);
@@ -80,14 +82,19 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
     const MoeCosts& moe = costs_->moe;
     std::vector<double> tokens(stages.size() * per_stage, 0.0);
     std::vector<double> expert_s(stages.size() * per_stage, 0.0);
+    std::vector<double> peak(stages.size() * per_stage, 0.0);
     for (size_t st = 0; sampled && st < stages.size(); ++st) {
         double* tok = tokens.data() + st * per_stage;
         double* exp_s = expert_s.data() + st * per_stage;
+        double* top = peak.data() + st * per_stage;
         for (const int layer : stages[st].moe_layer_indices) {
             if (layer < 0 || layer >= load.moe_layers)
                 continue;
             const double* ranks = load.rank_tokens.data() + static_cast<size_t>(layer) * per_stage;
+            const double layer_mean = layerMeanSlots(load, layer);
             for (size_t i = 0; i < per_stage; ++i) {
+                if (layer_mean > 0)
+                    top[i] = std::max(top[i], ranks[i] / layer_mean);
                 tok[i] += ranks[i];
                 exp_s[i] += moe.expertForward_s(ranks[i]) + moe.expertBackward_s(ranks[i]);
             }
@@ -119,6 +126,7 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
                              static_cast<size_t>(rc.ep);
             tok = tokens[i];
             exp_s = expert_s[i];
+            g.peak_ratio[gpu] = static_cast<float>(peak[i]);
         }
         const double mean_tok = n * mean;
         g.tokens[gpu] = static_cast<float>(tok);

@@ -1,6 +1,9 @@
 #include "moe_widgets/charts/heatmap_view.h"
 
 #include "charts/chart_support.h"
+#include "charts/heatmap_matrix.h"
+#include "charts/stragglers_table.h"
+#include "moe/load_stragglers.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/scenario_document.h"
 
@@ -10,6 +13,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QSplitter>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -19,28 +23,49 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <utility>
 
 namespace moe::widgets {
 
+using charts::busiestCell;
+using charts::LoadMatrix;
+using charts::loadMatrix;
+using charts::routingText;
+using charts::stageOfLayer;
 using detail::formatCount;
 using detail::formatPercent;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const QColor kHotColor(0xD62728);
+// Near-black: the hot end of the load scale is red, so a red ring would vanish on it.
+const QColor kHotColor(0x1F2328);
+constexpr int kStragglers = 10;
 
 QCPColorGradient loadGradient(const QColor& nan_color) {
-    // The shared utilization ramp, so "hot" looks the same here and in the topology.
+    // The shared load-ratio scale (moe/load_scale.h), so "hot" looks the same here, in the
+    // topology and in moe-live. The colour scale's axis is logarithmic over [1/high, high], so
+    // a gradient position is the scale's own position (log-symmetric about 1).
     QCPColorGradient gradient;
     gradient.clearColorStops();
-    for (int i = 0; i <= 8; ++i)
-        gradient.setColorStopAt(i / 8.0, utilizationColor(i / 8.0));
+    for (int i = 0; i <= 16; ++i)
+        gradient.setColorStopAt(i / 16.0, loadScaleColor(i / 16.0));
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
     gradient.setNanColor(nan_color);
     return gradient;
+}
+
+/// The colour bar of the load-ratio scale: logarithmic, ticks every 0.25×.
+void setUpRatioScale(QCPColorScale* scale) {
+    scale->setDataScaleType(QCPAxis::stLogarithmic);
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(0.25);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    scale->axis()->setTicker(ticker);
+    scale->axis()->setNumberFormat(QStringLiteral("f"));
+    scale->axis()->setNumberPrecision(2);
 }
 
 /// Pipeline stage numbers centred on each stage's block of GPU columns, thinned out so they
@@ -62,10 +87,12 @@ public:
         for (size_t i = 0; i < centers_.size(); ++i)
             if (range.contains(centers_[i]))
                 visible.push_back(i);
-        const double width =
-            axis_->axisRect() && axis_->axisRect()->width() > 0 ? axis_->axisRect()->width() : 800;
+        const bool vertical = axis_->orientation() == Qt::Vertical;
+        const QCPAxisRect* rect = axis_->axisRect();
+        const double length = rect ? (vertical ? rect->height() : rect->width()) : 0;
         const auto every = static_cast<size_t>(
-            std::max(1.0, std::ceil(static_cast<double>(visible.size()) * 28 / width)));
+            std::max(1.0, std::ceil(static_cast<double>(visible.size()) * (vertical ? 16 : 28) /
+                                    (length > 0 ? length : 800))));
         for (size_t k = 0; k < visible.size(); k += every) {
             ticks << centers_[visible[k]];
             if (labels)
@@ -113,116 +140,40 @@ QCPRange clampedToColumns(const QCPRange& range, int columns) {
     return r;
 }
 
-/// Token slots per cell, row-major (MoE layer rows); NaN where a GPU's stage lacks the layer.
-struct LoadMatrix {
-    std::vector<double> cells;
-    std::vector<double> row_mean; ///< over the row's finite cells
-    double max_value = 0;
-};
-
-LoadMatrix loadMatrix(const ExpertLoad& load, const Placement& placement, bool gpus, int columns) {
-    const int rows = load.moe_layers;
-    LoadMatrix m;
-    m.cells.assign(static_cast<size_t>(columns) * static_cast<size_t>(rows), kNaN);
-    m.row_mean.assign(static_cast<size_t>(rows), 0.0);
-    for (int row = 0; row < rows; ++row) {
-        const int stage = row < static_cast<int>(load.stage_of_layer.size())
-                              ? load.stage_of_layer[static_cast<size_t>(row)]
-                              : -1;
-        double sum = 0;
-        int count = 0;
-        for (int column = 0; column < columns; ++column) {
-            double value = kNaN;
-            if (gpus) {
-                if (stage < 0 || placement.coords[static_cast<size_t>(column)].pp == stage)
-                    value = load.gpuTokens(placement, column, row);
-            } else {
-                value =
-                    load.tokens_per_expert[static_cast<size_t>(row) * static_cast<size_t>(columns) +
-                                           static_cast<size_t>(column)];
-            }
-            m.cells[static_cast<size_t>(row) * static_cast<size_t>(columns) +
-                    static_cast<size_t>(column)] = value;
-            if (std::isfinite(value)) {
-                sum += value;
-                ++count;
-                m.max_value = std::max(m.max_value, value);
-            }
-        }
-        m.row_mean[static_cast<size_t>(row)] = count > 0 ? sum / count : 0;
-    }
-    return m;
-}
-
-/// (column, row) of the largest finite cell, (-1, -1) when there is none.
-std::pair<int, int> busiestCell(const std::vector<double>& cells, int columns, int rows) {
-    std::pair<int, int> hot{-1, -1};
-    double best = -1;
-    for (int row = 0; row < rows; ++row)
-        for (int column = 0; column < columns; ++column)
-            if (const double v = cells[static_cast<size_t>(row) * static_cast<size_t>(columns) +
-                                       static_cast<size_t>(column)];
-                std::isfinite(v) && v > best) {
-                best = v;
-                hot = {column, row};
-            }
-    return hot;
-}
-
-/// Pipeline stages as labelled column blocks (dashed separators, stage numbers on the top axis)
-/// when each stage is a contiguous run of GPUs.
-void addStageBlocks(QCustomPlot* plot, const Placement& placement, int pp, int columns,
+/// The stage view's rows as labelled blocks: a dashed line wherever the stage holding the next
+/// MoE layer changes, the stage numbers on the right axis (thinned to fit).
+void addStageBlocks(QCustomPlot* plot, const ExpertLoad& load, const std::vector<int>& row_layer,
                     const QColor& line_color) {
-    std::vector<int> starts{0};
-    bool contiguous = true;
-    std::vector<int> seen(static_cast<size_t>(pp), 0);
-    seen[static_cast<size_t>(placement.coords[0].pp)] = 1;
-    for (int gpu = 1; gpu < columns && contiguous; ++gpu) {
-        const int stage = placement.coords[static_cast<size_t>(gpu)].pp;
-        if (stage != placement.coords[static_cast<size_t>(gpu - 1)].pp) {
-            contiguous = !seen[static_cast<size_t>(stage)];
-            seen[static_cast<size_t>(stage)] = 1;
-            starts.push_back(gpu);
-        }
-    }
-    if (!contiguous)
-        return;
+    const int rows = static_cast<int>(row_layer.size());
+    auto stage = [&](int row) { return stageOfLayer(load, row_layer[static_cast<size_t>(row)]); };
     std::vector<double> centers;
     std::vector<int> stages;
-    for (size_t i = 0; i < starts.size(); ++i) {
-        const int begin = starts[i];
-        const int end = i + 1 < starts.size() ? starts[i + 1] : columns;
-        centers.push_back((begin + end - 1) / 2.0);
-        stages.push_back(placement.coords[static_cast<size_t>(begin)].pp);
-        if (i > 0) {
+    int begin = 0;
+    for (int row = 1; row <= rows; ++row) {
+        if (row < rows && stage(row) == stage(begin))
+            continue;
+        centers.push_back((begin + row - 1) / 2.0);
+        stages.push_back(stage(begin));
+        if (row < rows) {
             auto* line = new QCPItemStraightLine(plot);
             line->setObjectName(kDecorName);
             line->setSelectable(false);
-            line->point1->setCoords(begin - 0.5, 0);
-            line->point2->setCoords(begin - 0.5, 1);
-            line->setPen(QPen(line_color, 1, Qt::DashLine));
+            line->point1->setCoords(0, row - 0.5);
+            line->point2->setCoords(1, row - 0.5);
+            line->setPen(QPen(line_color, 1, Qt::DotLine));
         }
+        begin = row;
     }
     auto ticker =
-        QSharedPointer<StageTicker>::create(plot->xAxis2, std::move(centers), std::move(stages));
-    plot->xAxis2->setVisible(true);
-    plot->xAxis2->setLabel(HeatmapView::tr("pipeline stage"));
-    plot->xAxis2->setTicker(ticker);
-    plot->xAxis2->setTickLabels(true);
-    plot->xAxis2->setTicks(true);
-    plot->xAxis2->setSubTicks(false);
-    plot->xAxis2->setTickLength(0, 4);
-    plot->xAxis2->setRange(plot->xAxis->range());
-}
-
-/// "aux_loss balancing, zipf α 1.2, balance 0.3, seed 7": the routing model behind the sample.
-QString routingText(const RoutingSpec& routing) {
-    QString model = QString::fromLatin1(toString(routing.balancing)) +
-                    QStringLiteral(" balancing, ") + QString::fromLatin1(toString(routing.model));
-    if (routing.model == PopularityModel::zipf)
-        model += QStringLiteral(" α %1").arg(routing.zipf_alpha);
-    model += QStringLiteral(", balance %1, seed %2").arg(routing.balance).arg(routing.seed);
-    return model;
+        QSharedPointer<StageTicker>::create(plot->yAxis2, std::move(centers), std::move(stages));
+    plot->yAxis2->setVisible(true);
+    plot->yAxis2->setLabel(HeatmapView::tr("pipeline stage"));
+    plot->yAxis2->setTicker(ticker);
+    plot->yAxis2->setTickLabels(true);
+    plot->yAxis2->setTicks(true);
+    plot->yAxis2->setSubTicks(false);
+    plot->yAxis2->setTickLength(0, 4);
+    plot->yAxis2->setRange(plot->yAxis->range());
 }
 
 } // namespace
@@ -281,7 +232,8 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     middle->addElement(0, 1, scale_);
     scale_->setType(QCPAxis::atRight);
     scale_->setBarWidth(14);
-    scale_->axis()->setLabel(tr("token slots per micro-batch"));
+    scale_->axis()->setLabel(tr("× layer mean"));
+    setUpRatioScale(scale_);
     auto* margins = new QCPMarginGroup(plot_);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -290,20 +242,30 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
     map_->setColorScale(scale_);
     map_->setInterpolate(false);
     map_->setTightBoundary(false);
-    plot_->yAxis->setLabel(tr("MoE layer"));
+    const bool reordered = !std::is_sorted(row_layer_.begin(), row_layer_.end());
+    plot_->yAxis->setLabel(reordered ? tr("MoE layer (grouped by stage)") : tr("MoE layer"));
+    if (reordered) {
+        std::vector<double> centers(row_layer_.size());
+        std::iota(centers.begin(), centers.end(), 0.0);
+        plot_->yAxis->setTicker(
+            QSharedPointer<StageTicker>::create(plot_->yAxis, centers, row_layer_));
+    } else {
+        plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
     plot_->yAxis->grid()->setVisible(false);
     plot_->xAxis->grid()->setVisible(false);
 
     std::tie(hot_marker_, hot_label_) = makeHotMarker(plot_);
-    selected_line_ = new QCPItemStraightLine(plot_);
-    selected_line_->setVisible(false);
+
+    stragglers_ = new charts::StragglersTable(this);
+    QSplitter* split = charts::withStragglers(plot_, stragglers_, kStragglers, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(bar);
     layout->addWidget(summary_);
-    layout->addWidget(plot_, 1);
+    layout->addWidget(split, 1);
 
     connect(mode_box_, &QComboBox::activated, this,
             [this](int index) { setMode(static_cast<Mode>(mode_box_->itemData(index).toInt())); });
@@ -322,9 +284,11 @@ HeatmapView::HeatmapView(ScenarioDocument* document, ViewState* state, QWidget* 
                 if (r != range)
                     plot_->xAxis->setRange(r);
             });
-    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->xAxis2,
+    connect(plot_->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->yAxis2,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
     if (state_) {
+        connect(stragglers_, &charts::StragglersTable::gpuClicked, state_.data(),
+                &ViewState::setSelectedGpu);
         connect(state_, &ViewState::highlightChanged, this, &HeatmapView::updateMarkers);
         connect(state_, &ViewState::selectedGpuChanged, this, &HeatmapView::updateMarkers);
     }
@@ -363,13 +327,12 @@ void HeatmapView::applyTheme(bool dark) {
     label_bg.setAlpha(230);
     hot_label_->setBrush(label_bg);
     hot_label_->setPen(QPen(kHotColor, 1));
-    selected_line_->setPen(QPen(t.text, 1.5, Qt::DashLine));
     for (int i = 0; i < plot_->itemCount(); ++i) {
         QCPAbstractItem* item = plot_->item(i);
         if (item->objectName() != kDecorName)
             continue;
         if (auto* line = qobject_cast<QCPItemStraightLine*>(item))
-            line->setPen(QPen(t.muted, 1, Qt::DashLine));
+            line->setPen(QPen(t.muted, 1, Qt::DotLine));
         if (auto* band = qobject_cast<QCPItemRect*>(item)) {
             QColor fill = t.highlight;
             fill.setAlpha(45);
@@ -416,37 +379,92 @@ double HeatmapView::cellValue(int column, int row) const {
                   static_cast<size_t>(column)];
 }
 
+QTableWidget* HeatmapView::stragglersTable() const {
+    return stragglers_;
+}
+
+double HeatmapView::cellRatio(int column, int row) const {
+    if (column < 0 || row < 0 || column >= columns_ || row >= rows_)
+        return kNaN;
+    return ratios_[static_cast<size_t>(row) * static_cast<size_t>(columns_) +
+                   static_cast<size_t>(column)];
+}
+
+int HeatmapView::cellGpu(int column, int row) const {
+    if (column < 0 || row < 0 || column >= columns_ || row >= rows_ || gpu_of_.empty())
+        return -1;
+    return gpu_of_[static_cast<size_t>(row) * static_cast<size_t>(columns_) +
+                   static_cast<size_t>(column)];
+}
+
+int HeatmapView::columnOfGpu(int gpu, int row) const {
+    if (row < 0 || row >= rows_ || gpu < 0 || gpu >= static_cast<int>(column_of_gpu_.size()))
+        return -1;
+    const int column = column_of_gpu_[static_cast<size_t>(gpu)];
+    return cellGpu(column, row) == gpu ? column : -1;
+}
+
+std::pair<int, int> HeatmapView::cellOfGpu(int gpu, int layer) const {
+    const auto it = std::find(row_layer_.begin(), row_layer_.end(), layer);
+    const int row = it == row_layer_.end() ? -1 : static_cast<int>(it - row_layer_.begin());
+    const int column = columnOfGpu(gpu, row);
+    return column < 0 ? std::pair{-1, -1} : std::pair{column, row};
+}
+
+int HeatmapView::layerOfRow(int row) const {
+    return row >= 0 && row < static_cast<int>(row_layer_.size())
+               ? row_layer_[static_cast<size_t>(row)]
+               : -1;
+}
+
+QColor HeatmapView::cellColor(int column, int row) const {
+    return loadRatioColor(cellRatio(column, row), loadRatioScale(scale_high_));
+}
+
+void HeatmapView::clearMatrix() {
+    columns_ = 0;
+    rows_ = 0;
+    cells_.clear();
+    ratios_.clear();
+    gpu_of_.clear();
+    column_of_gpu_.clear();
+    row_mean_.clear();
+    row_layer_.clear();
+    top_.clear();
+    hot_column_ = hot_row_ = -1;
+}
+
+void HeatmapView::showEmpty() {
+    map_->data()->setSize(1, 1);
+    map_->data()->setRange(QCPRange(0, 0), QCPRange(0, 0));
+    map_->data()->setCell(0, 0, kNaN);
+    export_title_ = result_ ? tr("Expert load — %1 has no MoE layers")
+                                  .arg(QString::fromStdString(result_->scenario.name))
+                            : tr("Expert load — no result yet");
+    export_footer_.clear();
+    title_->setText(result_ ? export_title_ : QString());
+    footer_->setText(QString());
+    summary_->setText(result_ ? tr("dense model: no routing") : QString());
+    hot_marker_->setVisible(false);
+    hot_label_->setVisible(false);
+    plot_->yAxis2->setVisible(false);
+    stragglers_->showNone(result_ ? tr("dense model: no expert load") : QString());
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void HeatmapView::rebuild() {
     // Data-dependent items go; the fixed markers stay.
     for (int i = plot_->itemCount() - 1; i >= 0; --i)
         if (plot_->item(i)->objectName() == kDecorName)
             plot_->removeItem(i);
-    columns_ = 0;
-    rows_ = 0;
-    cells_.clear();
-    row_mean_.clear();
-    hot_column_ = hot_row_ = -1;
+    clearMatrix();
 
     const bool moe = result_ && result_->report.placement && result_->report.load.moe_layers > 0 &&
                      result_->report.load.experts > 0;
     next_->setEnabled(moe);
     first_->setEnabled(moe && routingStep() > 0);
     if (!moe) {
-        map_->data()->setSize(1, 1);
-        map_->data()->setRange(QCPRange(0, 0), QCPRange(0, 0));
-        map_->data()->setCell(0, 0, kNaN);
-        export_title_ = result_ ? tr("Expert load — %1 has no MoE layers")
-                                      .arg(QString::fromStdString(result_->scenario.name))
-                                : tr("Expert load — no result yet");
-        export_footer_.clear();
-        title_->setText(result_ ? export_title_ : QString());
-        footer_->setText(QString());
-        summary_->setText(result_ ? tr("dense model: no routing") : QString());
-        hot_marker_->setVisible(false);
-        hot_label_->setVisible(false);
-        selected_line_->setVisible(false);
-        plot_->xAxis2->setVisible(false);
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+        showEmpty();
         return;
     }
 
@@ -455,36 +473,54 @@ void HeatmapView::rebuild() {
     const ExpertLoad& load = r.load;
     const Placement& placement = *r.placement;
     const bool gpus = mode_ == Mode::gpu_by_layer;
-    columns_ = gpus ? r.gpus : load.experts;
+    LoadMatrix matrix = loadMatrix(load, placement, gpus, gpus ? 0 : load.experts);
+    columns_ = matrix.columns;
     rows_ = load.moe_layers;
-    LoadMatrix matrix = loadMatrix(load, placement, gpus, columns_);
     cells_ = std::move(matrix.cells);
+    ratios_ = std::move(matrix.ratios);
+    gpu_of_ = std::move(matrix.gpu);
+    column_of_gpu_.assign(gpus ? placement.coords.size() : 0, -1);
+    for (size_t i = 0; i < gpu_of_.size(); ++i)
+        if (gpu_of_[i] >= 0)
+            column_of_gpu_[static_cast<size_t>(gpu_of_[i])] =
+                static_cast<int>(i % static_cast<size_t>(columns_));
     row_mean_ = std::move(matrix.row_mean);
-    const double max_value = matrix.max_value;
+    row_layer_ = std::move(matrix.row_layer);
+    scale_high_ = loadRatioScale(matrix.max_ratio).high;
 
     QCPColorMapData* data = map_->data();
     data->setSize(columns_, rows_);
     data->setRange(QCPRange(0, columns_ - 1), QCPRange(0, rows_ - 1));
     for (int row = 0; row < rows_; ++row)
         for (int column = 0; column < columns_; ++column)
-            data->setCell(column, row, cellValue(column, row));
-    map_->setDataRange(QCPRange(0, max_value > 0 ? max_value : 1));
+            data->setCell(column, row, cellRatio(column, row));
+    map_->setDataScaleType(QCPAxis::stLogarithmic);
+    map_->setDataRange(QCPRange(1.0 / scale_high_, scale_high_));
     plot_->xAxis->setRange(-0.5, columns_ - 0.5);
     plot_->yAxis->setRange(-0.5, rows_ - 0.5);
-    plot_->xAxis->setLabel(gpus ? tr("GPU") : tr("expert"));
+    const bool staged = gpus && s.layout.pp > 1;
+    plot_->xAxis->setLabel(!gpus    ? tr("expert")
+                           : staged ? tr("GPU of the layer's pipeline stage (k-th by id)")
+                                    : tr("GPU"));
+    plot_->yAxis->setLabel(tr("MoE layer"));
 
-    // The hottest cell: the report's own answer for GPUs, the busiest expert otherwise.
+    // The hottest cell: the core's top straggler for GPUs, the busiest expert otherwise.
     if (gpus) {
-        hot_column_ = load.hottestGpu(placement);
-        hot_row_ = load.hottest_layer;
+        top_ = topStragglers(r, kStragglers);
+        stragglers_->setStragglers(top_, s.model.dense_layers);
+        if (top_.empty())
+            stragglers_->showNone(tr("no GPU above its layer's mean"));
+        else
+            std::tie(hot_column_, hot_row_) = cellOfGpu(top_.front().gpu, top_.front().layer);
     } else {
         std::tie(hot_column_, hot_row_) = busiestCell(cells_, columns_, rows_);
+        stragglers_->setStragglers(topStragglers(r, kStragglers), s.model.dense_layers);
     }
 
-    // Pipeline stages as labelled column blocks when each stage is a contiguous run of GPUs.
-    plot_->xAxis2->setVisible(false);
-    if (gpus && s.layout.pp > 1)
-        addStageBlocks(plot_, placement, s.layout.pp, columns_, detail::viewTheme(dark_).muted);
+    // Each stage's MoE layers as a labelled block of rows.
+    plot_->yAxis2->setVisible(false);
+    if (staged)
+        addStageBlocks(plot_, load, row_layer_, detail::viewTheme(dark_).muted);
 
     const QString name = QString::fromStdString(s.name);
     export_title_ =
@@ -496,14 +532,26 @@ void HeatmapView::rebuild() {
                     .arg(routingStep()));
     const QString model = routingText(s.routing);
     export_footer_ =
-        ((gpus ? tr("Token slots (tokens × top-%1) that reach each GPU's experts in one "
-                    "micro-batch. "
-                    "Grey: the GPU's pipeline stage does not hold that layer. ")
-                     .arg(s.model.top_k)
+        ((gpus ? tr("Token slots (tokens × top-%1) per GPU and micro-batch ÷ the layer's mean "
+                    "over every GPU holding it (log scale, neutral 1×, hot %2×). ")
+                         .arg(s.model.top_k)
+                         .arg(scale_high_, 0, 'f', 2) +
+                     (staged ? tr("Column k: the k-th GPU of the stage holding the row's layer. ")
+                             : QString())
                : tr("Token slots per expert in one micro-batch, averaged over the %1 sampled EP "
-                    "groups. ")
+                    "groups, coloured by their ratio to the layer's mean expert. ")
                      .arg(load.sampled_groups)) +
-         tr("Red circle: the hottest cell. Routing: %1.").arg(model));
+         tr("Circle: the hottest cell. Routing: %1.").arg(model));
+    // Slides carry the top stragglers the panel lists.
+    if (!top_.empty())
+        export_footer_ += tr(" Top straggler: GPU %1 (node %2), MoE layer %3, %4×, adds %5 of "
+                             "wait, step saved %6.")
+                              .arg(top_[0].gpu)
+                              .arg(top_[0].node)
+                              .arg(top_[0].layer)
+                              .arg(top_[0].ratio, 0, 'f', 2)
+                              .arg(charts::formatDuration(top_[0].wait_s))
+                              .arg(charts::formatDuration(top_[0].step_cost_s));
     // On screen the dock names the view and the toolbar summarises it; the explanation is the
     // summary's tooltip. Exports carry both as title and footnote.
     title_->setText(QString());
@@ -544,14 +592,14 @@ void HeatmapView::updateMarkers() {
     summary_->clear();
     if (have) {
         const double value = cellValue(hot_column_, hot_row_);
-        const double mean = row_mean_[static_cast<size_t>(hot_row_)];
         hot_marker_->position->setCoords(hot_column_, hot_row_);
-        const QString what = mode_ == Mode::gpu_by_layer ? tr("GPU %1").arg(hot_column_)
-                                                         : tr("expert %1").arg(hot_column_);
-        const double ratio = mean > 0 ? value / mean : 0.0;
+        const QString what = mode_ == Mode::gpu_by_layer
+                                 ? tr("GPU %1").arg(cellGpu(hot_column_, hot_row_))
+                                 : tr("expert %1").arg(hot_column_);
+        const double ratio = cellRatio(hot_column_, hot_row_);
         hot_long_ = tr("hottest: %1 · layer %2 · %3 slots · %4×")
                         .arg(what)
-                        .arg(hot_row_)
+                        .arg(layerOfRow(hot_row_))
                         .arg(formatCount(value))
                         .arg(ratio, 0, 'f', 2);
         hot_short_ = tr("%1 · %2×").arg(what).arg(ratio, 0, 'f', 2);
@@ -563,8 +611,8 @@ void HeatmapView::updateMarkers() {
                "worst layer imbalance %5× · mean %6×%7")
                 .arg(routingStep())
                 .arg(what)
-                .arg(hot_row_)
-                .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2)
+                .arg(layerOfRow(hot_row_))
+                .arg(ratio, 0, 'f', 2)
                 .arg(r.load.max_imbalance, 0, 'f', 2)
                 .arg(r.load.mean_imbalance, 0, 'f', 2)
                 .arg(r.load.dropped_share > 0
@@ -572,40 +620,51 @@ void HeatmapView::updateMarkers() {
                          : QString()));
     }
 
-    // ViewState: highlighted GPUs as bands, the selected GPU as a line (GPU columns only).
+    // ViewState: highlighted GPUs as bands, the selected GPU outlined (GPU mode only): each
+    // over its column in the rows of its stage's layers.
     const bool gpus = mode_ == Mode::gpu_by_layer && columns_ > 0;
-    selected_line_->setVisible(false);
     if (gpus && state_) {
-        std::vector<int> lit;
-        for (const int gpu : state_->highlightedGpus())
-            if (gpu >= 0 && gpu < columns_)
-                lit.push_back(gpu);
-        std::sort(lit.begin(), lit.end());
-        lit.erase(std::unique(lit.begin(), lit.end()), lit.end());
         const detail::ViewTheme t = detail::viewTheme(dark_);
         QColor fill = t.highlight;
         fill.setAlpha(45);
         int bands = 0;
-        for (size_t i = 0; i < lit.size() && bands < 512;) {
-            size_t j = i;
-            while (j + 1 < lit.size() && lit[j + 1] == lit[j] + 1)
-                ++j;
-            auto* band = new QCPItemRect(plot_);
-            band->setObjectName(kDecorName);
-            band->setSelectable(false);
-            band->topLeft->setCoords(lit[i] - 0.5, rows_ - 0.5);
-            band->bottomRight->setCoords(lit[j] + 0.5, -0.5);
-            band->setPen(QPen(t.highlight, 1.5));
-            band->setBrush(fill);
-            ++bands;
-            i = j + 1;
-        }
-        const int selected = state_->selectedGpu();
-        if (selected >= 0 && selected < columns_) {
-            selected_line_->point1->setCoords(selected, 0);
-            selected_line_->point2->setCoords(selected, 1);
-            selected_line_->setVisible(true);
-        }
+        // Rows whose stage holds the same columns of `marked` share one rectangle per run of
+        // adjacent columns.
+        auto mark = [&](const QVector<int>& marked, const QPen& pen, const QBrush& brush) {
+            std::vector<int> previous;
+            int start = 0;
+            for (int row = 0; row <= rows_; ++row) {
+                std::vector<int> columns;
+                for (int i = 0; row < rows_ && i < marked.size(); ++i)
+                    if (const int column = columnOfGpu(marked[i], row); column >= 0)
+                        columns.push_back(column);
+                std::sort(columns.begin(), columns.end());
+                if (row < rows_ && columns == previous)
+                    continue;
+                for (size_t i = 0; i < previous.size() && bands < 512;) {
+                    size_t j = i;
+                    while (j + 1 < previous.size() && previous[j + 1] == previous[j] + 1)
+                        ++j;
+                    auto* band = new QCPItemRect(plot_);
+                    band->setObjectName(kDecorName);
+                    band->setSelectable(false);
+                    band->topLeft->setCoords(previous[i] - 0.5, row - 0.5);
+                    band->bottomRight->setCoords(previous[j] + 0.5, start - 0.5);
+                    band->setPen(pen);
+                    band->setBrush(brush);
+                    ++bands;
+                    i = j + 1;
+                }
+                previous = std::move(columns);
+                start = row;
+            }
+        };
+        QVector<int> lit = state_->highlightedGpus();
+        std::sort(lit.begin(), lit.end());
+        lit.erase(std::unique(lit.begin(), lit.end()), lit.end());
+        mark(lit, QPen(t.highlight, 1.5), fill);
+        if (const int selected = state_->selectedGpu(); selected >= 0)
+            mark({selected}, QPen(t.text, 1.5, Qt::DashLine), Qt::NoBrush);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -619,29 +678,36 @@ QString HeatmapView::cellToolTip(int column, int row) const {
     const Placement& placement = *r.placement;
     const double value = cellValue(column, row);
     const double mean = row_mean_[static_cast<size_t>(row)];
+    const double ratio = cellRatio(column, row);
+    const int moe_layer = layerOfRow(row);
     const QString layer =
-        tr("MoE layer %1 (model layer %2)").arg(row).arg(s.model.dense_layers + row);
+        tr("MoE layer %1 (model layer %2)").arg(moe_layer).arg(s.model.dense_layers + moe_layer);
     if (mode_ == Mode::gpu_by_layer) {
-        const RankCoords& rc = placement.coords[static_cast<size_t>(column)];
+        const int gpu = cellGpu(column, row);
+        if (gpu < 0)
+            return tr("%1<br>its stage has fewer GPUs than the widest").arg(layer);
+        const RankCoords& rc = placement.coords[static_cast<size_t>(gpu)];
         QString text =
             tr("<b>GPU %1</b> · node %2 · stage %3 · EP rank %4 · expert-DP %5<br>%6<br>")
-                .arg(column)
-                .arg(r.graph ? r.graph->nodeOf(column) : 0)
+                .arg(gpu)
+                .arg(r.graph ? r.graph->nodeOf(gpu) : 0)
                 .arg(rc.pp)
                 .arg(rc.ep)
                 .arg(rc.edp)
                 .arg(layer);
-        if (!std::isfinite(value)) {
-            const int stage = row < static_cast<int>(load.stage_of_layer.size())
-                                  ? load.stage_of_layer[static_cast<size_t>(row)]
-                                  : -1;
-            return text + tr("held by pipeline stage %1, not by this GPU's stage").arg(stage);
-        }
-        text += tr("<b>%1</b> token slots per micro-batch · %2× the layer mean (%3)")
+        text += tr("<b>%1</b> token slots per micro-batch · <b>%2×</b> the layer mean (%3 over "
+                   "every GPU holding it)")
                     .arg(formatCount(value))
-                    .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2)
+                    .arg(ratio, 0, 'f', 2)
                     .arg(formatCount(mean));
-        const ExpertMap& map = placement.expertsForLayer(row);
+        for (const LoadStraggler& st : top_)
+            if (st.gpu == gpu && st.layer == moe_layer)
+                text += tr("<br>a top-%1 straggler: its EP group waits %2 a step for it; the "
+                           "step would save %3")
+                            .arg(kStragglers)
+                            .arg(charts::formatDuration(st.wait_s))
+                            .arg(charts::formatDuration(st.step_cost_s));
+        const ExpertMap& map = placement.expertsForLayer(moe_layer);
         if (rc.ep >= 0 && rc.ep < static_cast<int>(map.experts_on_rank.size())) {
             QStringList experts;
             for (const int e : map.experts_on_rank[static_cast<size_t>(rc.ep)])
@@ -659,12 +725,12 @@ QString HeatmapView::cellToolTip(int column, int row) const {
             .arg(layer)
             .arg(formatCount(value))
             .arg(load.sampled_groups)
-            .arg(mean > 0 ? value / mean : 0.0, 0, 'f', 2);
+            .arg(ratio, 0, 'f', 2);
     const size_t i =
         static_cast<size_t>(row) * static_cast<size_t>(columns_) + static_cast<size_t>(column);
     if (i < load.popularity.size())
         text += tr("<br>routing probability %1").arg(formatPercent(load.popularity[i]));
-    const ExpertMap& map = placement.expertsForLayer(row);
+    const ExpertMap& map = placement.expertsForLayer(moe_layer);
     if (column < static_cast<int>(map.ranks_of_expert.size())) {
         QStringList ranks;
         for (const int rank : map.ranks_of_expert[static_cast<size_t>(column)])
@@ -713,10 +779,13 @@ QString HeatmapView::exportTo(const QString& path) {
     const QString screen_title = title_->text();
     title_->setText(export_title_);
     footer_->setText(export_footer_);
+    // The footnote wraps; its element is laid out for one line unless told otherwise.
+    footer_->setMinimumSize(0, QFontMetrics(footer_->font()).lineSpacing() * 3 + 10);
     const QString error = charts::exportPlot(plot_, path, kWidth, kHeight, export_title_);
     title_->setFont(title_font);
     title_->setText(screen_title);
     footer_->setText(QString());
+    footer_->setMinimumSize(0, 0);
     plot_->xAxis->setRange(range);
     applyTheme(dark);
     plot_->replot(QCustomPlot::rpQueuedReplot);

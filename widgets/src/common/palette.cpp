@@ -119,4 +119,13 @@ int groupOverlayColorCount() {
     return static_cast<int>(kOverlayRgb.size());
 }
 
+QColor loadScaleColor(double position) {
+    const Rgb8 c = loadScaleColorAt(position);
+    return QColor(c.r, c.g, c.b);
+}
+
+QColor loadRatioColor(double ratio, const LoadRatioScale& scale) {
+    return loadScaleColor(scale.position(ratio));
+}
+
 } // namespace moe::widgets

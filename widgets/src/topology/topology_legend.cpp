@@ -52,8 +52,10 @@ MetricText metricText(const TopologyModel& m) {
                     QStringLiteral("the model has no MoE layers: GPUs stay grey"),
                     QStringLiteral("1×"), QStringLiteral("1.5×"), QStringLiteral("≥ 2×")};
         return {QStringLiteral("GPU fill: expert load"),
-                QStringLiteral("token slots in the GPU's busiest MoE layer vs that layer's mean"),
-                QStringLiteral("1×"), QStringLiteral("1.5×"), QStringLiteral("≥ 2×")};
+                QStringLiteral("the GPU's busiest MoE layer, × that layer's mean"),
+                QStringLiteral("≤ %1×").arg(1.0 / m.load_scale_high, 0, 'f', 2),
+                QStringLiteral("1× mean"),
+                QStringLiteral("≥ %1×").arg(m.load_scale_high, 0, 'f', 2)};
     case GpuMetric::memory_use: {
         const double hbm = m.result ? m.result->scenario.cluster.gpu.hbm_gb : 0;
         return {QStringLiteral("GPU fill: memory use"),
@@ -82,12 +84,13 @@ QFont pixelFont(const QFont& base, double px, bool bold) {
 /// A ramp of the shared utilization colours (as links draw them when `links`) with three tick
 /// labels under it; returns its height.
 double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const QString& low,
-                const QString& mid, const QString& high, double px, bool links) {
+                const QString& mid, const QString& high, double px, bool links, bool load) {
     const QRectF bar(area.left(), area.top(), area.width(), 12);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 8; ++i)
-        gradient.setColorAt(i / 8.0,
-                            links ? linkColor(i / 8.0, theme.dark) : utilizationColor(i / 8.0));
+        gradient.setColorAt(i / 8.0, load    ? loadScaleColor(i / 8.0)
+                                     : links ? linkColor(i / 8.0, theme.dark)
+                                             : utilizationColor(i / 8.0));
     p.setPen(QPen(theme.node_border, 1));
     p.setBrush(gradient);
     p.drawRect(bar);
@@ -185,7 +188,7 @@ void LegendPainter::paintRamps() {
         text(mt.subtitle, text_px, t.muted, false, true);
         y += 2;
         y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, mt.low, mt.mid, mt.high,
-                      text_px);
+                      text_px, false, m.metric == GpuMetric::expert_load);
     }
     y += full ? 12 : 8;
     text(QStringLiteral("Links: utilization"), title_px, t.text, true);

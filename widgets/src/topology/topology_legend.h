@@ -46,10 +46,11 @@ struct MetricText {
 
 MetricText metricText(const TopologyModel& m);
 QFont pixelFont(const QFont& base, double px, bool bold = false);
-/// A ramp of the shared utilization colours (as links draw them when `links`) with three tick
-/// labels under it; returns its height.
+/// A ramp of the shared utilization colours (as links draw them when `links`; the expert-load
+/// scale's when `load`) with three tick labels under it; returns its height.
 double drawRamp(QPainter& p, const QRectF& area, const ViewTheme& theme, const QString& low,
-                const QString& mid, const QString& high, double px, bool links = false);
+                const QString& mid, const QString& high, double px, bool links = false,
+                bool load = false);
 /// Draws the legend in `area`; `full` adds the symbols, the layout in words and key figures
 /// (exports). Returns the height used.
 double paintLegend(QPainter& p, const QRectF& area, const TopologyModel& m, bool full,

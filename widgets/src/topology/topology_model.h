@@ -46,10 +46,6 @@
 namespace moe::widgets {
 namespace detail {
 
-// Expert load ramp: a GPU's busiest layer at the layer mean (dark) .. twice the mean and
-// above (bright). Peaks sit above 1x by construction, so the ramp starts there.
-constexpr double kLoadRampLow = 1.0;
-
 /// The parallel groups "all" outlines, outermost ring first.
 constexpr std::array<GroupKind, 5> kAllHoverKinds = {GroupKind::dp, GroupKind::pp, GroupKind::ep,
                                                      GroupKind::cp, GroupKind::tp};
@@ -104,6 +100,7 @@ struct TopologyModel {
     std::vector<int> rack_hot_gpu;
     std::vector<std::vector<int>> layers_of_stage; ///< MoE layers each stage holds
     std::vector<int> stage_index;                  ///< stage -> index into report->stages
+    double load_scale_high = kLoadScaleMinHigh;    ///< expert load: the shared scale's hot end
     double mean_tokens = 0;                        ///< token slots per GPU and MoE layer, averaged
     std::vector<int> peak_layer;                   ///< per GPU: its busiest MoE layer (expert load)
     std::vector<double> peak_tokens;               ///< per GPU: token slots in that layer

@@ -3,6 +3,7 @@
 
 #include "common/view_export.h"
 #include "experiments/experiment_support.h"
+#include "moe/load_stragglers.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/scenario_document.h"
 #include "topology/topology_graphics_view.h"
@@ -269,31 +270,13 @@ void TopologyView::updateColors() {
     const ExpertLoad& load = r.load;
     switch (m.metric) {
     case GpuMetric::expert_load: {
-        // Each GPU's busiest MoE layer against that layer's mean GPU: the straggler factor
-        // the GPU imposes on its EP group at its worst. (Averaged over layers, loads even out
-        // and the diagram would hide the hot spots the heatmap shows.)
-        const int layers = load.moe_layers;
-        std::vector<double> layer_sum(static_cast<size_t>(layers), 0.0);
-        std::vector<int> layer_count(static_cast<size_t>(layers), 0);
-        std::vector<double> tokens(
-            static_cast<size_t>(gpus) * static_cast<size_t>(std::max(1, layers)), 0.0);
+        // Each GPU's busiest MoE layer against that layer's mean over every GPU holding it
+        // (core: gpuLoadRatio): the straggler factor the GPU imposes on its EP group at its
+        // worst. (Averaged over layers, loads even out and the diagram would hide the hot spots
+        // the heatmap shows.)
         double sum = 0;
         int cells = 0;
-        for (int gpu = 0; gpu < gpus; ++gpu) {
-            const int stage = m.stageOf(gpu);
-            if (stage < 0 || stage >= static_cast<int>(m.layers_of_stage.size()))
-                continue;
-            for (const int layer : m.layers_of_stage[static_cast<size_t>(stage)]) {
-                const double t = load.gpuTokens(*m.placement, gpu, layer);
-                tokens[static_cast<size_t>(gpu) * static_cast<size_t>(layers) +
-                       static_cast<size_t>(layer)] = t;
-                layer_sum[static_cast<size_t>(layer)] += t;
-                ++layer_count[static_cast<size_t>(layer)];
-                sum += t;
-                ++cells;
-            }
-        }
-        m.mean_tokens = cells > 0 ? sum / cells : 0;
+        m.load_scale_high = kLoadScaleMinHigh;
         m.peak_layer.assign(static_cast<size_t>(gpus), -1);
         m.peak_tokens.assign(static_cast<size_t>(gpus), 0.0);
         for (int gpu = 0; gpu < gpus; ++gpu) {
@@ -302,11 +285,11 @@ void TopologyView::updateColors() {
                 continue;
             double peak = -1;
             for (const int layer : m.layers_of_stage[static_cast<size_t>(stage)]) {
-                const auto l = static_cast<size_t>(layer);
-                const double mean = layer_count[l] > 0 ? layer_sum[l] / layer_count[l] : 0;
-                const double t = tokens[static_cast<size_t>(gpu) * static_cast<size_t>(layers) + l];
-                const double ratio = mean > 0 ? t / mean : 0;
-                if (ratio > peak) {
+                const double t = load.gpuTokens(*m.placement, gpu, layer);
+                const double ratio = gpuLoadRatio(load, *m.placement, gpu, layer);
+                sum += t;
+                ++cells;
+                if (std::isfinite(ratio) && ratio > peak) {
                     peak = ratio;
                     m.peak_layer[static_cast<size_t>(gpu)] = layer;
                     m.peak_tokens[static_cast<size_t>(gpu)] = t;
@@ -314,9 +297,12 @@ void TopologyView::updateColors() {
             }
             if (peak >= 0) {
                 m.raw[static_cast<size_t>(gpu)] = peak;
-                m.value[static_cast<size_t>(gpu)] = peak - detail::kLoadRampLow;
+                m.value[static_cast<size_t>(gpu)] = peak;
+                m.load_scale_high = std::max(m.load_scale_high, peak);
             }
         }
+        m.mean_tokens = cells > 0 ? sum / cells : 0;
+        m.load_scale_high = loadRatioScale(m.load_scale_high).high;
         break;
     }
     case GpuMetric::memory_use:
@@ -360,9 +346,13 @@ void TopologyView::updateColors() {
         break;
     }
     m.fill.resize(static_cast<size_t>(gpus));
+    const LoadRatioScale load_scale = loadRatioScale(m.load_scale_high);
     for (int gpu = 0; gpu < gpus; ++gpu) {
         const double v = m.value[static_cast<size_t>(gpu)];
-        m.fill[static_cast<size_t>(gpu)] = std::isfinite(v) ? utilizationColor(v) : m.theme.no_data;
+        m.fill[static_cast<size_t>(gpu)] = !std::isfinite(v) ? m.theme.no_data
+                                           : m.metric == GpuMetric::expert_load
+                                               ? loadRatioColor(v, load_scale)
+                                               : utilizationColor(v);
     }
     applyOverlayColors();
     m.rack_hot_gpu.assign(static_cast<size_t>(m.layout.racks), -1);

@@ -4,14 +4,18 @@
 // give exact counts, and "Next step" asks for the next routing resample so the user sees the
 // load move (the main window re-evaluates; this view only asks).
 
+#include "moe/load_scale.h"
+#include "moe/load_stragglers.h"
 #include "moe_widgets/common/report_view.h"
 #include "moe_widgets/document/view_state.h"
 
+#include <QColor>
 #include <QPointer>
 #include <QWidget>
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QCPColorMap;
@@ -24,11 +28,15 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QTableWidget;
 class QToolButton;
 
 namespace moe::widgets {
 
 class ScenarioDocument;
+namespace charts {
+class StragglersTable;
+}
 
 class HeatmapView : public QWidget, public ReportView {
     Q_OBJECT
@@ -48,11 +56,27 @@ public:
     Mode mode() const { return mode_; }
     QCustomPlot* plot() const { return plot_; }
     QPushButton* nextStepButton() const { return next_; }
-    /// Matrix shown: columns are GPUs (or experts), rows MoE layers.
+    /// Matrix shown: rows are MoE layers; columns the experts, or (GPU mode, the stage view)
+    /// column k = the k-th GPU by id of the pipeline stage holding the row's layer (with PP=1,
+    /// GPU k), so every cell is a GPU holding its layer.
     int columns() const { return columns_; }
     int rows() const { return rows_; }
-    /// Token slots per micro-batch in a cell; NaN where the GPU's stage does not hold the layer.
+    /// Token slots per micro-batch in a cell (NaN only past a narrower stage's GPUs).
     double cellValue(int column, int row) const;
+    /// The cell's load over its layer's mean (core: gpuLoadRatio), what its colour shows.
+    double cellRatio(int column, int row) const;
+    /// The colour the cell is drawn in: the shared load scale (loadRatioColor).
+    QColor cellColor(int column, int row) const;
+    /// The MoE layer of a row: the row itself, except that a PP>1 stage view groups the rows by
+    /// the stage holding them (interleaved and DualPipe stages hold non-adjacent layers).
+    int layerOfRow(int row) const;
+    /// GPU mode: the GPU of a cell (-1 in expert mode or outside).
+    int cellGpu(int column, int row) const;
+    /// The hot end of the colour scale (× layer mean; the cool end is its inverse).
+    double scaleHigh() const { return scale_high_; }
+    /// The top stragglers listed under the map (core: topStragglers), GPU mode.
+    const std::vector<LoadStraggler>& stragglers() const { return top_; }
+    QTableWidget* stragglersTable() const;
     /// The tooltip text for a cell (exact token counts).
     QString cellToolTip(int column, int row) const;
     /// The marked hottest cell (-1 when there is none).
@@ -77,8 +101,12 @@ signals:
 
 private:
     void rebuild();
+    void clearMatrix();
+    void showEmpty(); ///< no result, or a dense model
     void updateMarkers();
     void placeHotLabel();
+    int columnOfGpu(int gpu, int row) const;
+    std::pair<int, int> cellOfGpu(int gpu, int layer) const;
     void applyTheme(bool dark);
     void onMouseMove(QMouseEvent* event);
     bool event(QEvent* event) override;
@@ -99,11 +127,17 @@ private:
     QCPColorScale* scale_ = nullptr;
     QCPItemTracer* hot_marker_ = nullptr;
     QCPItemText* hot_label_ = nullptr;
-    QCPItemStraightLine* selected_line_ = nullptr;
 
     int columns_ = 0;
     int rows_ = 0;
-    std::vector<double> cells_; ///< row-major: cells_[row * columns_ + column]
+    std::vector<double> cells_;      ///< row-major: cells_[row * columns_ + column]
+    std::vector<double> ratios_;     ///< the same cells over their layer's mean
+    std::vector<int> gpu_of_;        ///< GPU mode: each cell's GPU
+    std::vector<int> column_of_gpu_; ///< GPU mode: each GPU's column (in its stage's rows)
+    std::vector<int> row_layer_;
+    std::vector<LoadStraggler> top_;
+    charts::StragglersTable* stragglers_ = nullptr;
+    double scale_high_ = kLoadScaleMinHigh;
     std::vector<double> row_mean_;
     int hot_column_ = -1;
     int hot_row_ = -1;

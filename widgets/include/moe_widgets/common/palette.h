@@ -3,6 +3,7 @@
 // collective has the same colour in the topology diagram, the Gantt chart and the breakdown.
 
 #include "moe/evaluate.h"
+#include "moe/load_scale.h"
 
 #include <QColor>
 
@@ -16,6 +17,12 @@ QColor utilizationColor(double utilization);
 /// The same ramp for thin lines (links): on a dark background its dark low end is lifted toward
 /// white so that an idle-ish link keeps a 3:1 contrast with the background; hue order is kept.
 QColor linkColor(double utilization, bool dark);
+
+/// Expert load as a ratio to its layer's mean on the shared diverging scale (moe/load_scale.h,
+/// the same colours moe-live draws): neutral at 1.0, hot at `scale.high`, cool at its inverse.
+QColor loadRatioColor(double ratio, const LoadRatioScale& scale);
+/// The same scale's colour at `position` 0 (cool) .. 0.5 (neutral) .. 1 (hot), for ramps.
+QColor loadScaleColor(double position);
 
 /// Black or white text, whichever reads better on `background`.
 QColor textOn(const QColor& background);
