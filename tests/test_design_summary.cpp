@@ -124,7 +124,7 @@ private slots:
         base.step[StepItem::attention] = 7;
         base.step[StepItem::all_to_all] = 2;
         base.step[StepItem::bubble] = 1;
-        // Current: 8.8 s = 6 + 1.6 + 1.2: -1.2 s = 12% faster; attention -1 s, all-to-all
+        // Current: 8.8 s = 6 + 1.6 + 1.2: -1.2 s = 12.0% faster; attention -1 s, all-to-all
         // -0.4 s, bubble +0.2 s, largest move first.
         cur.step_time_s = 8.8;
         cur.step[StepItem::attention] = 6;
@@ -140,14 +140,14 @@ private slots:
         Scenario b = a;
         b.layout.ep = 16;
         QCOMPARE(describeVerdict(v, "ep8", settingChanges(a, b)),
-                 std::string("12% faster than baseline 'ep8' (EP 8 \u2192 16): attention \u2212"
+                 std::string("12.0% faster than baseline 'ep8' (EP 8 \u2192 16): attention \u2212"
                              "1.00 s, all-to-all (exposed) \u2212400 ms, pipeline bubble +200 ms"));
         // Two items only; slower the other way round.
         const BaselineVerdict back = verdictAgainstBaseline(cur, base, 2);
         QCOMPARE(back.top.size(), size_t(2));
-        // +1.2 / 8.8 = 13.6% -> "14%" (no decimal from 10% up).
+        // +1.2 / 8.8 = 13.64% -> "13.6%".
         QCOMPARE(describeVerdict(back, "fast", {}),
-                 std::string("14% slower than baseline 'fast': attention +1.00 s, all-to-all "
+                 std::string("13.6% slower than baseline 'fast': attention +1.00 s, all-to-all "
                              "(exposed) +400 ms"));
         QCOMPARE(describeVerdict(verdictAgainstBaseline(base, base), "same", {}),
                  std::string("same step time as baseline 'same'"));

@@ -175,8 +175,9 @@ std::string describeVerdict(const BaselineVerdict& verdict, const std::string& b
     if (verdict.current_step_s == verdict.baseline_step_s)
         out = "same step time as " + base;
     else
+        // One decimal, as the comparison table's "%" column writes the same change.
         out =
-            formatPercent(std::fabs(verdict.relative)) +
+            formatFixed(std::fabs(verdict.relative) * 100, 1) + "%" +
             (verdict.current_step_s < verdict.baseline_step_s ? " faster than " : " slower than ") +
             base;
     if (!changes.empty())
