@@ -6,9 +6,8 @@
 // scenario whose name and description hold markup runs nothing: the DOM Chromium ends with
 // (--dump-dom) has no <script> or <img> element and the title the script would set is not set.
 // Skipped (QSKIP) only when chromium is not installed.
-#include "moe/scenario_io.h"
 #include "moe_widgets/report/design_report.h"
-#include "test_support.h"
+#include "widget_test_support.h"
 
 #include <QImage>
 #include <QProcess>
@@ -24,13 +23,6 @@ using namespace moe::widgets;
 namespace {
 
 constexpr int kBoxW = 600, kBoxH = 380, kGap = 40, kColumns = 2;
-
-EvaluationResultPtr evaluated(const Scenario& s) {
-    auto r = std::make_shared<EvaluationResult>();
-    r->scenario = s;
-    r->report = evaluate(s);
-    return r;
-}
 
 QString chromium() {
     for (const char* name : {"chromium", "chromium-browser"}) {
@@ -95,15 +87,14 @@ void TestReportBrowser::htmlReportDrawsAndRunsNothing() {
     if (exe.isEmpty())
         QSKIP("chromium is not installed (Debian package chromium; .ci/install-deps.sh "
               "installs it)");
-    const LoadResult loaded = loadScenarioFile(test::samplePath("dgx-h100-8x8-moe16.yaml"));
-    QVERIFY(loaded.ok());
-    Scenario current = *loaded.scenario;
+    const Scenario sample = test::loadSample("dgx-h100-8x8-moe16.yaml");
+    Scenario current = sample;
     current.name = "<script>document.title='pwned'</script>";
     current.description = "<img src=x onerror=\"document.title='pwned'\">";
     current.layout.ep = 16;
     DesignReportInput input;
-    input.current = evaluated(current);
-    input.baseline = evaluated(*loaded.scenario); // adds the comparison chart
+    input.current = test::resultFor(current);
+    input.baseline = test::resultFor(sample); // adds the comparison chart
     QTemporaryDir dir;
     const QString html = dir.filePath("report.html");
     const QString problem = writeDesignReport(html, input);
