@@ -190,7 +190,14 @@ void TestReport::variantsRankAndLoadAsOneUndoStep() {
     QVERIFY(view.variant(0)->report.step_time_s <= view.variant(1)->report.step_time_s);
     QCOMPARE(view.variantTable()->rowCount(), 2);
     const int ep16 = view.variant(0)->scenario.name == "ep16" ? 0 : 1;
+    // Named by what differs (both share the sample's settings but EP): from the design being
+    // edited without a baseline, from the baseline once there is one.
+    QTableWidget* names = view.variantTable();
+    QCOMPARE(names->item(ep16, 1)->text(), QStringLiteral("EP=16"));
+    QCOMPARE(names->item(1 - ep16, 1)->text(), QStringLiteral("as the current design"));
     view.makeVariantBaseline(ep16);
+    QCOMPARE(names->item(ep16, 1)->text(), QStringLiteral("as the baseline"));
+    QCOMPARE(names->item(1 - ep16, 1)->text(), QStringLiteral("EP=8"));
     QCOMPARE(view.baseline()->scenario.name, std::string("ep16"));
     QCOMPARE(document.undoStack()->count(), 0);
     QVERIFY(view.loadVariant(ep16));
