@@ -9,7 +9,7 @@ packages=(
     libimgui-dev libglfw3-dev libgl-dev libstb-dev libyaml-cpp-dev
     nlohmann-json3-dev libpugixml-dev libcli11-dev
     xvfb xauth libgl1-mesa-dri
-    poppler-utils
+    poppler-utils chromium
     python3 python3-jsonschema python3-pandas
     slurm-wlm munge
     help2man dpkg-dev desktop-file-utils shared-mime-info

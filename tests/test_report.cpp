@@ -3,6 +3,7 @@
 // rank by step time and load as one undo step; the report PDF has the expected pages and its
 // text (pdftotext) holds the headline figures and the layout in words; the HTML embeds SVGs;
 // `moe-planner --report` writes the same headless.
+#include "moe/design_summary.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/document/view_state.h"
@@ -54,13 +55,18 @@ QString squashed(const QString& s) {
     return out;
 }
 
-/// pdftotext's text of a PDF (pages end with a form feed), or a null string without the tool.
-QString pdfText(const QString& pdf) {
+/// pdftotext's text of a PDF (pages end with a form feed), or a null string without the tool;
+/// `page` > 0: that page only.
+QString pdfText(const QString& pdf, int page = 0) {
     const QString tool = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
     if (tool.isEmpty())
         return {};
+    QStringList args;
+    if (page > 0)
+        args << QStringLiteral("-f") << QString::number(page) << QStringLiteral("-l")
+             << QString::number(page);
     QProcess p;
-    p.start(tool, {pdf, QStringLiteral("-")});
+    p.start(tool, args << pdf << QStringLiteral("-"));
     if (!p.waitForFinished(30000) || p.exitCode() != 0)
         return QStringLiteral("");
     return QString::fromUtf8(p.readAllStandardOutput());
@@ -81,6 +87,7 @@ private slots:
     void variantsRankAndLoadAsOneUndoStep();
     void baselineFileIsEvaluatedOffTheGuiThread();
     void pdfPagesAndText();
+    void firstPageArgues();
     void htmlEmbedsSvg();
     void headlessReportFlag();
     void ampersandAndScriptInNameStayText();
@@ -183,7 +190,14 @@ void TestReport::variantsRankAndLoadAsOneUndoStep() {
     QVERIFY(view.variant(0)->report.step_time_s <= view.variant(1)->report.step_time_s);
     QCOMPARE(view.variantTable()->rowCount(), 2);
     const int ep16 = view.variant(0)->scenario.name == "ep16" ? 0 : 1;
+    // Named by what differs (both share the sample's settings but EP): from the design being
+    // edited without a baseline, from the baseline once there is one.
+    QTableWidget* names = view.variantTable();
+    QCOMPARE(names->item(ep16, 1)->text(), QStringLiteral("EP=16"));
+    QCOMPARE(names->item(1 - ep16, 1)->text(), QStringLiteral("as the current design"));
     view.makeVariantBaseline(ep16);
+    QCOMPARE(names->item(ep16, 1)->text(), QStringLiteral("as the baseline"));
+    QCOMPARE(names->item(1 - ep16, 1)->text(), QStringLiteral("EP=8"));
     QCOMPARE(view.baseline()->scenario.name, std::string("ep16"));
     QCOMPARE(document.undoStack()->count(), 0);
     QVERIFY(view.loadVariant(ep16));
@@ -235,7 +249,7 @@ void TestReport::pdfPagesAndText() {
     if (text.isNull())
         QSKIP("pdftotext (poppler-utils) is not installed");
     QCOMPARE(pageCount(text), designReportPageCount(false));
-    QCOMPARE(designReportPageCount(false), 8);
+    QCOMPARE(designReportPageCount(false), 9);
     const QString flat = simplified(text);
     const QString step = formatFigure(FigureFormat::seconds, r->report.step_time_s);
     const QString tokens = formatFigure(FigureFormat::count, r->report.throughput.tokens_per_s);
@@ -246,9 +260,53 @@ void TestReport::pdfPagesAndText() {
         QVERIFY2(squashed(text).contains(squashed(QString::fromStdString(line))), line.c_str());
     for (const char* heading :
          {"Layout in words", "Topology", "Step-time breakdown", "Step timeline (Gantt)",
-          "Expert load heatmap", "Memory per GPU", "Warnings", "Page 8 of 8"})
+          "Expert load heatmap", "Memory per GPU", "Warnings", "Page 9 of 9"})
         QVERIFY2(flat.contains(QString::fromUtf8(heading)), heading);
     QVERIFY(!flat.contains(QStringLiteral("diagram unavailable")));
+}
+
+// Issue 16: page 1 argues from the evaluation: the layout in words generated from the
+// placement (not the scenario's description), the step time as the report writes it, the
+// verdict against the baseline naming what differs, and no "$0" where cost is not configured.
+void TestReport::firstPageArgues() {
+    QTemporaryDir dir;
+    const Scenario a = defaultSample();
+    Scenario b = a; // same name: the two sides must still be told apart
+    b.layout.ep = 16;
+    b.training.total_tokens = 0; // no run: no time or cost to train
+    DesignReportInput input;
+    input.baseline = evaluated(a);
+    input.current = evaluated(b);
+    const QString pdf = dir.filePath("report.pdf");
+    const QString problem = writeDesignReport(pdf, input);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    const QString page1 = pdfText(pdf, 1);
+    if (page1.isNull())
+        QSKIP("pdftotext (poppler-utils) is not installed");
+    const Report& r = input.current->report;
+    const QString words = QString::fromStdString(layoutInWords(b, *r.placement));
+    QVERIFY(words.contains(QStringLiteral("EP 16 across 2 nodes")));
+    QVERIFY2(squashed(page1).contains(squashed(words)), qPrintable(page1));
+    const QString flat = simplified(page1);
+    const QString step = formatFigure(FigureFormat::seconds, r.step_time_s);
+    QVERIFY2(flat.contains(QStringLiteral("step time ") + step), qPrintable(step));
+    const std::string verdict = describeVerdict(verdictAgainstBaseline(input.baseline->report, r),
+                                                a.name, settingChanges(a, b));
+    QVERIFY2(squashed(page1).contains(squashed(QString::fromStdString(verdict))), verdict.c_str());
+    QVERIFY(flat.contains(QStringLiteral("EP 8 → 16")));
+    QVERIFY(flat.contains(QStringLiteral("not configured")));
+    // The free-text description (which says EP=8) is not on page 1.
+    QVERIFY(!flat.contains(QString::fromStdString(a.description).left(30)));
+    // The comparison comes next, its sides named by what differs.
+    const QString page2 = simplified(pdfText(pdf, 2));
+    QVERIFY2(page2.contains(QStringLiteral("Comparison with the baseline")), qPrintable(page2));
+    // (The column headers wrap, so pdftotext interleaves their words.)
+    for (const char* label : {"Baseline:", "EP=8", "Current:", "EP=16", "+1 more"})
+        QVERIFY2(page2.contains(QString::fromUtf8(label)), label);
+    // Nowhere a cost of $0: unconfigured money says so (or is left out).
+    const QString all = simplified(pdfText(pdf));
+    QVERIFY2(!all.contains(QRegularExpression(QStringLiteral("\\$0(?![.,0-9])"))), qPrintable(all));
+    QVERIFY(all.contains(QStringLiteral("Author's note")));
 }
 
 void TestReport::htmlEmbedsSvg() {
@@ -287,15 +345,15 @@ void TestReport::headlessReportFlag() {
              QStringLiteral(MOE_SAMPLES_DIR "/16gpu-nodes-4x16-moe16.yaml")});
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitCode(), 0);
-    QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral("10 pages")));
+    QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral("11 pages")));
     const QString text = pdfText(pdf);
     if (text.isNull())
         QSKIP("pdftotext (poppler-utils) is not installed");
     QCOMPARE(pageCount(text), designReportPageCount(true));
-    QCOMPARE(designReportPageCount(true), 10);
+    QCOMPARE(designReportPageCount(true), 11);
     const QString flat = simplified(text);
     QVERIFY(flat.contains(QStringLiteral("Comparison with the baseline")));
-    QVERIFY(flat.contains(QStringLiteral("Page 10 of 10")));
+    QVERIFY(flat.contains(QStringLiteral("Page 11 of 11")));
     // The figures of both designs and the change of the step time, as the app writes them.
     const Scenario a = defaultSample();
     const LoadResult b = loadScenarioFile(MOE_SAMPLES_DIR "/16gpu-nodes-4x16-moe16.yaml");

@@ -80,4 +80,10 @@ Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph);
 /// NVLink, DP=8 across nodes so the gradient all-reduce uses InfiniBand".
 std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement);
 
+/// Where a group of this span sits, in describeLayout's words: "inside nodes", "inside racks",
+/// "across nodes" (one member per node), "across 8 nodes".
+std::string spanPlaceWords(const GroupSpan& span, const ClusterSpec& cluster);
+/// The links its collectives ride, briefly: "NVLink", "InfiniBand", "NVLink + InfiniBand".
+std::string spanLinkWords(const GroupSpan& span, const ClusterSpec& cluster);
+
 } // namespace moe

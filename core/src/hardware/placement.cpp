@@ -334,6 +334,15 @@ struct Words {
     bool rack_domain = false;
 };
 
+Words wordsFor(const ClusterSpec& c) {
+    Words w;
+    w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
+    w.scale_out = displayName(c.fabric);
+    w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
+    w.domain = w.rack_domain ? "rack" : "node";
+    return w;
+}
+
 /// Where a group sits: "inside nodes", "inside racks", "across nodes" (one member per node),
 /// "across 8 nodes".
 std::string where(const GroupSpan& s, const Words& w) {
@@ -490,11 +499,7 @@ void describeExpertPlacement(const LayoutSpec& l, int experts, const Placement& 
 std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement) {
     const LayoutSpec& l = scenario.layout;
     const ClusterSpec& c = scenario.cluster;
-    Words w;
-    w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
-    w.scale_out = displayName(c.fabric);
-    w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
-    w.domain = w.rack_domain ? "rack" : "node";
+    const Words w = wordsFor(c);
 
     std::vector<std::string> lines;
     if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty()) {
@@ -508,6 +513,17 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
     if (moe && describeExpertGroups(l, placement, w, lines))
         describeExpertPlacement(l, scenario.model.experts, placement, lines);
     return lines;
+}
+
+std::string spanPlaceWords(const GroupSpan& span, const ClusterSpec& cluster) {
+    return where(span, wordsFor(cluster));
+}
+
+std::string spanLinkWords(const GroupSpan& span, const ClusterSpec& cluster) {
+    const Words w = wordsFor(cluster);
+    if (span.domains > 1 && span.max_gpus_per_domain > 1)
+        return w.scale_up + " + " + w.scale_out;
+    return carriedBy(span, w);
 }
 
 } // namespace moe

@@ -2,6 +2,7 @@
 
 #include "charts/chart_support.h"
 #include "common/view_export.h"
+#include "moe/design_summary.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/charts/heatmap_view.h"
 #include "moe_widgets/common/palette.h"
@@ -413,6 +414,7 @@ void CompareView::rebuild() {
     rebuildFigures();
     rebuildFields();
     rebuildPlot(false);
+    rebuildVariants(); // named by what differs from the baseline or the current design
     updateSideViews();
 }
 
@@ -550,11 +552,23 @@ void CompareView::rebuildPlot(bool for_export) {
         label->setColor(theme.text);
         label->setClipToAxisRect(false);
     }
+    // The two bars are named by what differs ("EP=8" / "EP=16"): designs of one scenario
+    // share its name.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    if (baseline_ != nullptr)
-        ticker->addTick(0, tr("Baseline: %1").arg(sourceName(baseline_)));
-    ticker->addTick(static_cast<double>(rows.size() - 1),
-                    tr("Current: %1").arg(sourceName(current_)));
+    QString current_name = sourceName(current_);
+    if (baseline_ != nullptr) {
+        const std::vector<SettingChange> changes =
+            settingChanges(baseline_->scenario, current_->scenario);
+        QString baseline_name = sourceName(baseline_);
+        if (!changes.empty()) {
+            baseline_name =
+                QString::fromStdString(describeChanges(changes, ChangeStyle::baseline, 2));
+            current_name =
+                QString::fromStdString(describeChanges(changes, ChangeStyle::current, 2));
+        }
+        ticker->addTick(0, tr("Baseline: %1").arg(baseline_name));
+    }
+    ticker->addTick(static_cast<double>(rows.size() - 1), tr("Current: %1").arg(current_name));
     plot_->yAxis->setTicker(ticker);
     plot_->yAxis->setTickLabelFont(base);
     plot_->yAxis->setRange(-0.7, 1.7);
@@ -609,7 +623,20 @@ void CompareView::rebuildVariants() {
         const Report& r = v.report;
         const LayoutSpec& l = v.scenario.layout;
         variants_table_->setItem(row, 0, cell(QString::number(row + 1), Qt::AlignRight));
-        variants_table_->setItem(row, 1, cell(QString::fromStdString(v.scenario.name)));
+        // A variant is named by what differs from the baseline (or, without one, from the
+        // design being edited): kept variants of one scenario share its name.
+        const EvaluationResultPtr& reference = baseline_ != nullptr ? baseline_ : current_;
+        QString name = QString::fromStdString(v.scenario.name);
+        if (reference != nullptr) {
+            const std::vector<SettingChange> changes =
+                settingChanges(reference->scenario, v.scenario);
+            name = QString::fromStdString(describeChanges(changes, ChangeStyle::current, 3));
+            if (changes.empty())
+                name = baseline_ != nullptr ? tr("as the baseline") : tr("as the current design");
+        }
+        auto* name_cell = cell(name);
+        name_cell->setToolTip(QString::fromStdString(v.scenario.name));
+        variants_table_->setItem(row, 1, name_cell);
         variants_table_->setItem(row, 2,
                                  cell(detail::formatSeconds(r.step_time_s), Qt::AlignRight));
         variants_table_->setItem(
