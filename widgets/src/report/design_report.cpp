@@ -4,6 +4,7 @@
 #include "design_report_content.h"
 #include "moe/compare.h"
 #include "moe/design_summary.h"
+#include "moe/group_overlay.h"
 #include "moe_widgets/charts/breakdown_chart.h"
 #include "moe_widgets/charts/heatmap_view.h"
 #include "moe_widgets/charts/memory_chart.h"
@@ -12,6 +13,7 @@
 #include "moe_widgets/report/compare_view.h"
 #include "moe_widgets/timeline/gantt_view.h"
 #include "moe_widgets/topology/topology_view.h"
+#include "topology/topology_model.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -58,11 +60,10 @@ QString groupName(GroupKind k) {
 }
 
 /// A view's SVG export of this result as a diagram of the report.
-Diagram exportDiagram(ReportView* view, const QString& dir, const QString& id,
-                      const QString& title) {
-    Diagram d{id, title, {}, {}};
-    const QString path = dir + QLatin1Char('/') + id + QStringLiteral(".svg");
-    d.problem = view->exportTo(path);
+/// The diagram an export wrote to `path` (`problem`: what the export said went wrong).
+Diagram readDiagram(const QString& id, const QString& title, const QString& path,
+                    const QString& problem) {
+    Diagram d{id, title, {}, problem};
     if (!d.problem.isEmpty())
         return d;
     QFile file(path);
@@ -72,6 +73,16 @@ Diagram exportDiagram(ReportView* view, const QString& dir, const QString& id,
     }
     d.svg = file.readAll();
     return d;
+}
+
+QString diagramPath(const QString& dir, const QString& id) {
+    return dir + QLatin1Char('/') + id + QStringLiteral(".svg");
+}
+
+Diagram exportDiagram(ReportView* view, const QString& dir, const QString& id,
+                      const QString& title) {
+    const QString path = diagramPath(dir, id);
+    return readDiagram(id, title, path, view->exportTo(path));
 }
 
 /// The details page's key facts: cluster, network, model, layout, batch, file and date.
@@ -334,14 +345,20 @@ void addComparison(Content& out, const DesignReportInput& input, const QString& 
                                 QStringLiteral("Step breakdown: baseline vs current"));
 }
 
-/// Topology pages, one per diagram. Today the plain diagram; the group overlays (issue 16) are
-/// added here with one call per overlay, e.g. after choosing the EP overlay on `view`:
-///   out.topology.push_back(exportDiagram(&view, dir, "topology-ep", "Topology: EP groups"));
-/// and kTopologyDiagrams grows to match (the PDF's page count).
-constexpr int kTopologyDiagrams = 1;
-void addTopologyDiagrams(Content& out, TopologyView& view, const QString& dir) {
+/// Topology pages: the plain diagram, then each group overlay (TP, EP, expert DP, DP, PP
+/// stage or DualPipe rank, CP) with its legend of where each group spans. kTopologyDiagrams
+/// counts them (the PDF's page count).
+constexpr int kTopologyDiagrams = 1 + static_cast<int>(kGroupOverlays.size());
+void addTopologyDiagrams(Content& out, TopologyView& view, const QString& dir, bool dualpipe) {
     out.topology.push_back(
         exportDiagram(&view, dir, QStringLiteral("topology"), QStringLiteral("Topology")));
+    for (const GroupOverlay overlay : kGroupOverlays) {
+        const QString id = QStringLiteral("topology-") + QString::fromLatin1(toString(overlay));
+        const QString path = diagramPath(dir, id);
+        out.topology.push_back(readDiagram(
+            id, QStringLiteral("Topology: %1 groups").arg(overlayName(overlay, dualpipe)), path,
+            view.exportOverlayTo(path, overlay)));
+    }
 }
 
 /// The diagrams: each view's own SVG export of this result.
@@ -353,7 +370,7 @@ void addDiagrams(Content& out, const DesignReportInput& input, const QString& di
     TopologyView topology(&document, &state);
     topology.widget()->resize(1600, 900);
     topology.showResult(input.current);
-    addTopologyDiagrams(out, topology, dir);
+    addTopologyDiagrams(out, topology, dir, s.layout.schedule == PipelineSchedule::dualpipe);
     BreakdownChart breakdown(&document, &state);
     GanttView gantt(&document, &state);
     HeatmapView heatmap(&document, &state);
