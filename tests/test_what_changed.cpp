@@ -12,6 +12,7 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QUndoStack>
@@ -30,12 +31,18 @@ QString sample(const char* name) {
     return QString::fromStdString(test::samplePath(name));
 }
 
-/// Opens a sample and waits for its own result (the one before belongs to the previous file).
+/// Opens a sample and waits for its own result (the one before belongs to the previous file,
+/// and may describe an equal scenario: the default is this sample).
 bool openAndWait(MainWindow& window, const char* name) {
+    QSignalSpy shown(&window, &MainWindow::resultShown);
     if (!window.openFile(sample(name)))
         return false;
     return QTest::qWaitFor(
-        [&] { return window.currentResult()->scenario == window.document()->scenario(); }, 10000);
+        [&] {
+            return !shown.isEmpty() &&
+                   window.currentResult()->scenario == window.document()->scenario();
+        },
+        10000);
 }
 
 QLabel* statusLine(const MainWindow& window) {
@@ -129,12 +136,14 @@ void TestWhatChanged::undoShowsTheReverseAndOpenStartsAfresh() {
     QVERIFY(window.layoutBar()->setDegree(Dim::ep, 16));
     QTRY_VERIFY_WITH_TIMEOUT(window.currentResult()->scenario.layout.ep == 16, 10000);
     const EvaluationResultPtr edited = window.currentResult();
+    QVERIFY(window.whatChangedView()->change());
     const StepChange forward = *window.whatChangedView()->change();
     QCOMPARE(forward.before_s, start->report.step_time_s);
 
     // Undo compares with the previous state (EP=16), not with a baseline: every delta flips.
     window.document()->undoStack()->undo();
     QTRY_VERIFY_WITH_TIMEOUT(window.currentResult()->scenario.layout.ep == 8, 10000);
+    QVERIFY(window.whatChangedView()->change());
     const StepChange& back = *window.whatChangedView()->change();
     QCOMPARE(back.before_s, forward.after_s);
     QCOMPARE(back.after_s, forward.before_s);
@@ -150,6 +159,7 @@ void TestWhatChanged::undoShowsTheReverseAndOpenStartsAfresh() {
     // Redo: forward again.
     window.document()->undoStack()->redo();
     QTRY_VERIFY_WITH_TIMEOUT(window.currentResult()->scenario.layout.ep == 16, 10000);
+    QVERIFY(window.whatChangedView()->change());
     QCOMPARE(window.whatChangedView()->change()->delta_s, forward.delta_s);
 
     // Another file is another scenario, not a previous state: nothing to say until an edit.
