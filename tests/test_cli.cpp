@@ -234,8 +234,10 @@ void TestCli::commandHelp_data() {
     QTest::addColumn<QString>("synopsis");
     QTest::newRow("evaluate") << "evaluate"
                               << "evaluate [FILE] [--set key=value ...] [--json]";
-    QTest::newRow("compare") << "compare"
-                             << "compare A.yaml B.yaml [--set key=value ...] [--json]";
+    QTest::newRow("compare")
+        << "compare"
+        << "compare A.yaml B.yaml [--set key=value ...] [--set-b key=value ...] "
+           "[--json]";
     QTest::newRow("validate") << "validate"
                               << "validate FILE... [--json]";
     QTest::newRow("show") << "show"

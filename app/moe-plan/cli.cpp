@@ -42,9 +42,9 @@ CLI::Option* addScenarioArgument(CLI::App* command, std::string& file) {
 }
 
 CLI::Option* addSetOption(CLI::App* command, std::vector<std::string>& overrides,
-                          const std::string& description) {
+                          const std::string& description, const std::string& name) {
     return command
-        ->add_option("--set", overrides,
+        ->add_option(name, overrides,
                      description.empty() ? "what-if override with the file's own validation, "
                                            "e.g. --set layout.ep=16"
                                          : description)

@@ -34,9 +34,10 @@ private:
 
 /// [FILE]: a scenario file, '-' for standard input, the built-in default when omitted.
 CLI::Option* addScenarioArgument(CLI::App* command, std::string& file);
-/// --set key=value ... : what-if overrides with the file's own validation.
+/// --set key=value ... : what-if overrides with the file's own validation (`name` gives another
+/// option the same parsing, e.g. compare's --set-b).
 CLI::Option* addSetOption(CLI::App* command, std::vector<std::string>& overrides,
-                          const std::string& description = "");
+                          const std::string& description = "", const std::string& name = "--set");
 /// --json: the result as JSON on standard output (and problems as JSON on standard error).
 CLI::Option* addJsonFlag(CLI::App* command, bool& json, const std::string& what);
 

@@ -3,7 +3,6 @@
 #include "json_output.h"
 #include "text_table.h"
 
-#include "moe/compare.h"
 #include "moe/format.h"
 #include "moe/json_writer.h"
 
@@ -69,6 +68,19 @@ std::string modelLine(const ModelSpec& m, const ParamCounts& p) {
     return o.str();
 }
 
+void writeSpanJson(JsonWriter& json, const GroupSpan& span) {
+    json.beginObject()
+        .field("gpus", span.gpus)
+        .field("max_gpus_per_domain", span.max_gpus_per_domain)
+        .field("domains", span.domains)
+        .field("nodes", span.nodes)
+        .field("racks", span.racks)
+        .field("link_class", toString(span.link_class))
+        .endObject();
+}
+
+} // namespace
+
 std::string layoutLine(const Scenario& s) {
     const LayoutSpec& l = s.layout;
     std::ostringstream o;
@@ -83,19 +95,6 @@ std::string layoutLine(const Scenario& s) {
         o << ", at most " << l.max_nodes_per_token << " nodes per token";
     return o.str();
 }
-
-void writeSpanJson(JsonWriter& json, const GroupSpan& span) {
-    json.beginObject()
-        .field("gpus", span.gpus)
-        .field("max_gpus_per_domain", span.max_gpus_per_domain)
-        .field("domains", span.domains)
-        .field("nodes", span.nodes)
-        .field("racks", span.racks)
-        .field("link_class", toString(span.link_class))
-        .endObject();
-}
-
-} // namespace
 
 std::string showText(const Scenario& s, const HardwareGraph& graph, const Placement& placement) {
     const ClusterSpec& c = s.cluster;
@@ -706,90 +705,6 @@ std::string reportJson(const Scenario& s, const Report& r) {
     json.key("layout_description").beginArray();
     for (const std::string& line : r.layout_description)
         json.value(line);
-    json.endArray().endObject();
-    return json.str() + "\n";
-}
-
-namespace {
-
-/// The CLI's writing of each headline format (the list itself is moe::headlineFigures()).
-std::string formatFigure(FigureFormat format, double v) {
-    switch (format) {
-    case FigureFormat::seconds:
-        return formatSeconds(v, UnitStyle::ascii);
-    case FigureFormat::percent:
-        return formatFixed(v * 100, 1) + "%";
-    case FigureFormat::bytes:
-        return formatBytes(v, UnitStyle::ascii);
-    case FigureFormat::tflops:
-        return formatFixed(v, 0);
-    case FigureFormat::ratio:
-        return formatFixed(v, 2) + "x";
-    case FigureFormat::usd:
-        return formatCount(std::round(v)); // whole dollars
-    case FigureFormat::count:
-        break;
-    }
-    return formatCount(v);
-}
-
-} // namespace
-
-std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
-    const Comparison cmp = compareDesigns(a, ra, b, rb);
-    std::ostringstream o;
-    o << "A: " << a.name << " (" << layoutLine(a) << ")\n";
-    o << "B: " << b.name << " (" << layoutLine(b) << ")\n\n";
-    TextTable table({"figure", "A", "B", "delta", ""},
-                    {Align::left, Align::right, Align::right, Align::right, Align::left});
-    for (const FigureDelta& d : cmp.figures) {
-        const HeadlineFigure& h = *d.figure;
-        table.addRow({h.name, formatFigure(h.format, d.baseline), formatFigure(h.format, d.current),
-                      formatDeltaPercent(d.baseline, d.current),
-                      d.verdict == Verdict::better  ? "B better"
-                      : d.verdict == Verdict::worse ? "B worse"
-                                                    : ""});
-    }
-    o << table.render();
-    o << "\nScenario fields that differ";
-    if (cmp.fields.empty()) {
-        o << ": none\n";
-    } else {
-        o << " (" << cmp.fields.size() << ")\n";
-        TextTable fields({"field", "A", "B"});
-        for (const FieldDifference& f : cmp.fields)
-            fields.addRow({f.path, f.baseline, f.current});
-        o << fields.render("  ");
-    }
-    return o.str();
-}
-
-std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb) {
-    const Comparison cmp = compareDesigns(a, ra, b, rb);
-    JsonWriter json;
-    beginDocument(json, "compare");
-    json.field("a", a.name).field("b", b.name).key("layout_a");
-    writeLayoutJson(json, a);
-    json.key("layout_b");
-    writeLayoutJson(json, b);
-    json.key("figures").beginArray();
-    for (const FigureDelta& d : cmp.figures) {
-        json.beginObject()
-            .field("name", d.figure->name)
-            .field("a", d.baseline)
-            .field("b", d.current)
-            .field("delta", d.delta)
-            .field("lower_is_better", d.figure->lower_is_better)
-            .field("verdict", toString(d.verdict))
-            .endObject();
-    }
-    json.endArray().key("fields").beginArray();
-    for (const FieldDifference& f : cmp.fields)
-        json.beginObject()
-            .field("path", f.path)
-            .field("a", f.baseline)
-            .field("b", f.current)
-            .endObject();
     json.endArray().endObject();
     return json.str() + "\n";
 }

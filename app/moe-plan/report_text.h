@@ -25,6 +25,10 @@ void writeStepFields(JsonWriter& json, double step_time_s, const StepBreakdown& 
 std::string reportText(const Scenario& s, const Report& report);
 std::string reportJson(const Scenario& s, const Report& report);
 
+/// "TP=1 CP=1 PP=1 DP=64 | EP=8 expert-TP=1 expert-DP=8 | order tp-cp-ep-dp-pp, 1f1b".
+std::string layoutLine(const Scenario& s);
+
+/// moe-plan compare (compare_text.cpp).
 std::string compareText(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb);
 std::string compareJson(const Scenario& a, const Report& ra, const Scenario& b, const Report& rb);
 

@@ -28,6 +28,7 @@ struct ScenarioOptions {
     std::string file;
     std::vector<std::string> files;
     std::vector<std::string> overrides;
+    std::vector<std::string> overrides_b; ///< compare's --set-b: B only, after --set
     bool json = false;
 };
 
@@ -42,7 +43,8 @@ int runEvaluate(const ScenarioOptions& o, CommandIo& io) {
 
 int runCompare(const ScenarioOptions& o, CommandIo& io) {
     const std::optional<Scenario> a = loadScenarioArg(o.files[0], o.overrides, io);
-    const std::optional<Scenario> b = loadScenarioArg(o.files[1], o.overrides, io);
+    const std::optional<Scenario> b =
+        loadScenarioArg(o.files[1], o.overrides, io, o.overrides_b, "--set-b");
     if (!a || !b)
         return kExitBadInput;
     const Report report_a = evaluate(*a);
@@ -276,13 +278,18 @@ void addCompare(CLI::App& app, CommandTable& table) {
     auto o = std::make_shared<ScenarioOptions>();
     CLI::App* c = table.add(app, "compare",
                             "Evaluates two scenarios and prints their headline figures side by "
-                            "side with deltas and verdicts, then the scenario fields that differ.",
+                            "side with deltas and verdicts, the step-time items that moved, "
+                            "then the scenario fields that differ.",
                             [o](CommandIo& io) { return runCompare(*o, io); });
     c->add_option("FILES", o->files, "the two scenario files ('-' reads standard input)")
         ->expected(2)
         ->required()
         ->option_text("A.yaml B.yaml");
     addSetOption(c, o->overrides, "what-if override applied to both, e.g. --set layout.ep=16");
+    addSetOption(c, o->overrides_b,
+                 "what-if override applied to B only, after --set: compare a file with its own "
+                 "what-if, e.g. compare a.yaml a.yaml --set-b layout.ep=16",
+                 "--set-b");
     addJsonFlag(c, o->json, "the comparison");
 }
 

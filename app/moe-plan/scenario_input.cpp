@@ -75,23 +75,67 @@ std::string readScenarioText(const std::string& path, ScenarioText& into) {
     return readFileBounded(path, into.text);
 }
 
+namespace {
+
+/// The key of a "key=value" override in canonical form ("layout.ep"), or "" when malformed.
+std::string overrideKey(const std::string& assignment) {
+    const std::size_t equals = assignment.find('=');
+    if (equals == std::string::npos)
+        return {};
+    const std::optional<FieldPath> path = parseFieldPath(assignment.substr(0, equals));
+    return path ? path->dotted : std::string();
+}
+
+/// Whether one dotted path holds the other ("layout" and "layout.ep", "layout.ep" itself).
+bool nested(const std::string& a, const std::string& b) {
+    const std::string& inner = a.size() >= b.size() ? a : b;
+    const std::string& outer = a.size() >= b.size() ? b : a;
+    return inner.starts_with(outer) && (inner.size() == outer.size() ||
+                                        inner[outer.size()] == '.' || inner[outer.size()] == '[');
+}
+
+/// Problems the core names "--set" (every override) that come from one of `own` (applied
+/// last, so they win over an earlier --set of the same field) are named `own_label` instead.
+void relabelOverrides(Diagnostics& diagnostics, const std::vector<std::string>& own,
+                      const std::string& own_label) {
+    for (Diagnostic& d : diagnostics) {
+        if (d.file != "--set")
+            continue;
+        for (const std::string& assignment : own) {
+            const std::string key = overrideKey(assignment);
+            const bool ours = d.field.empty() ? d.message.find(assignment) != std::string::npos
+                                              : !key.empty() && nested(d.field, key);
+            if (ours) {
+                d.file = own_label;
+                break;
+            }
+        }
+    }
+}
+
+} // namespace
+
 std::optional<Scenario> loadScenarioArg(const std::string& path,
-                                        const std::vector<std::string>& overrides, CommandIo& io) {
-    if (path.empty() && overrides.empty())
+                                        const std::vector<std::string>& overrides, CommandIo& io,
+                                        const std::vector<std::string>& own_overrides,
+                                        const std::string& own_label) {
+    std::vector<std::string> all = overrides;
+    all.insert(all.end(), own_overrides.begin(), own_overrides.end());
+    if (path.empty() && all.empty())
         return defaultScenario();
+    LoadResult result;
     if (path != "-" && !path.empty()) {
         // The core reads the file itself, so its messages name it as usual.
-        const LoadResult result = loadScenarioWithOverrides(path, overrides);
-        io.report(result.diagnostics);
-        return result.scenario;
+        result = loadScenarioWithOverrides(path, all);
+    } else {
+        ScenarioText source;
+        if (const std::string problem = readScenarioText(path, source); !problem.empty()) {
+            io.fail(kExitBadInput, problem);
+            return std::nullopt;
+        }
+        result = loadScenarioTextWithOverrides(source.text, source.label, source.base_dir, all);
     }
-    ScenarioText source;
-    if (const std::string problem = readScenarioText(path, source); !problem.empty()) {
-        io.fail(kExitBadInput, problem);
-        return std::nullopt;
-    }
-    const LoadResult result =
-        loadScenarioTextWithOverrides(source.text, source.label, source.base_dir, overrides);
+    relabelOverrides(result.diagnostics, own_overrides, own_label);
     io.report(result.diagnostics);
     return result.scenario;
 }

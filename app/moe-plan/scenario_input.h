@@ -26,8 +26,12 @@ struct ScenarioText {
 std::string readScenarioText(const std::string& path, ScenarioText& into);
 
 /// Loads a scenario argument with --set overrides; problems are reported through `io`.
+/// `own_overrides` (compare's --set-b) are applied after `overrides`, so they win, and their
+/// problems name `own_label` instead of "--set".
 std::optional<Scenario> loadScenarioArg(const std::string& path,
-                                        const std::vector<std::string>& overrides, CommandIo& io);
+                                        const std::vector<std::string>& overrides, CommandIo& io,
+                                        const std::vector<std::string>& own_overrides = {},
+                                        const std::string& own_label = "--set");
 
 /// Writes `text` to `path` atomically, or to standard output for '-'. Returns the reason on
 /// failure.

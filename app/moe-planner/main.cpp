@@ -1,6 +1,7 @@
 // moe-planner: the MoE Planner desktop app. Also scriptable without a window:
 //   moe-planner --export DIR [--format svg|png|pdf] [FILE.yaml]    every view to DIR
-//   moe-planner --screenshot OUT.png [FILE.yaml]                    the window after first paint
+//   moe-planner --screenshot OUT.png [--test-set key=value] [FILE.yaml]  the window after first
+//       paint (and after the edits)
 //   moe-planner --bench [--repeat N] [FILE.yaml]                    start-up and edit latencies
 //   moe-planner --report OUT.pdf|OUT.html [--baseline B.yaml] [FILE.yaml]  design-review report
 //   moe-planner [--recover] [--test-set key=value ...] [--dump-scenario OUT.yaml] [FILE.yaml]
@@ -191,8 +192,22 @@ void showOverlay(MainWindow& window, std::optional<moe::GroupOverlay> overlay) {
             topology->setOverlay(overlay);
 }
 
+/// --test-set key=value ...: each an edit as if typed in the editor; problems on stderr.
+void applyTestEdits(MainWindow& window, const QStringList& edits) {
+    for (const QString& edit : edits) {
+        const qsizetype eq = edit.indexOf('=');
+        const moe::Diagnostics problems =
+            window.document()->setField(edit.left(eq), edit.mid(eq + 1));
+        if (eq < 0 || moe::hasErrors(problems))
+            std::fprintf(stderr, "moe-planner: --test-set %s: %s\n", qPrintable(edit),
+                         eq < 0 ? "expected key=value" : moe::formatAll(problems).c_str());
+    }
+}
+
+/// `edits` (--test-set) are applied after the first frame and shown before the grab, so a
+/// screenshot can show the window after an edit (the What changed panel, the status line).
 int runScreenshot(const QString& out, const QSize& size, bool dark, const QString& file,
-                  std::optional<moe::GroupOverlay> overlay) {
+                  std::optional<moe::GroupOverlay> overlay, const QStringList& edits) {
     MainWindow window(MainWindow::Options{false, false, {}});
     if (!loadInto(window, file))
         return kExitBadInput;
@@ -201,10 +216,14 @@ int runScreenshot(const QString& out, const QSize& size, bool dark, const QStrin
         useDarkPalette(window);
     window.resize(size);
     return withFirstFrame(window, [&](double first_paint_ms) {
-        // Let views settle what they schedule after the first frame (deferred layouts).
+        applyTestEdits(window, edits);
+        // Let views settle what they schedule after the first frame (deferred layouts), and
+        // the edits' result arrive (evaluated off the GUI thread).
         QElapsedTimer settle;
         settle.start();
-        while (settle.elapsed() < 300)
+        while (settle.elapsed() < 300 ||
+               (settle.elapsed() < 10000 &&
+                !(window.currentResult()->scenario == window.document()->scenario())))
             QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         const QPixmap pixmap = window.grab();
         if (pixmap.isNull() || !pixmap.save(out, "PNG")) {
@@ -403,7 +422,8 @@ struct PlannerOptions {
     const QCommandLineOption test_set{
         QStringLiteral("test-set"),
         QStringLiteral("After start, apply key=value as an edit in the window, as if typed in the "
-                       "editor (for scripts and the crash-recovery test; repeatable)."),
+                       "editor (for scripts and the crash-recovery test; with --screenshot, "
+                       "before the grab; repeatable)."),
         QStringLiteral("key=value")};
     const QCommandLineOption dump{
         QStringLiteral("dump-scenario"),
@@ -479,7 +499,8 @@ int runScreenshotMode(const QCommandLineParser& parser, const PlannerOptions& o,
     const std::optional<moe::GroupOverlay> overlay = overlayOption(parser, o, ok);
     if (!ok)
         return kExitUsage;
-    return runScreenshot(parser.value(o.screenshot), size, parser.isSet(o.dark), file, overlay);
+    return runScreenshot(parser.value(o.screenshot), size, parser.isSet(o.dark), file, overlay,
+                         parser.values(o.test_set));
 }
 
 /// --bench [--repeat N]: start-up and edit latencies.
@@ -497,16 +518,7 @@ int runBenchMode(const QCommandLineParser& parser, const PlannerOptions& o, cons
 void scheduleTestEdits(MainWindow& window, const QStringList& edits) {
     if (edits.isEmpty())
         return;
-    QTimer::singleShot(0, &window, [&window, edits] {
-        for (const QString& edit : edits) {
-            const qsizetype eq = edit.indexOf('=');
-            const moe::Diagnostics problems =
-                window.document()->setField(edit.left(eq), edit.mid(eq + 1));
-            if (eq < 0 || moe::hasErrors(problems))
-                std::fprintf(stderr, "moe-planner: --test-set %s: %s\n", qPrintable(edit),
-                             eq < 0 ? "expected key=value" : moe::formatAll(problems).c_str());
-        }
-    });
+    QTimer::singleShot(0, &window, [&window, edits] { applyTestEdits(window, edits); });
 }
 
 /// --dump-scenario OUT.yaml: the window's scenario written as Save would, then exit.

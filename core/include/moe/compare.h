@@ -5,6 +5,7 @@
 // definition, so every front end reports the same figures with the same verdicts.
 
 #include "moe/evaluate.h"
+#include "moe/format.h"
 #include "moe/scenario.h"
 
 #include <array>
@@ -21,7 +22,7 @@ enum class FigureFormat {
     bytes,   ///< decimal bytes ("72.1 GB")
     tflops,  ///< TFLOP/s, no decimals
     ratio,   ///< a factor ("1.23x")
-    usd,     ///< US dollars (written as a count: the CLI's compare table has no unit column)
+    usd,     ///< US dollars, the one currency of economics.h; written "$1,234"
 };
 
 struct HeadlineFigure {
@@ -69,5 +70,40 @@ Comparison compareDesigns(const Scenario& baseline, const Report& baseline_repor
 
 /// Every field of scenarioFields() whose written value differs between the two scenarios.
 std::vector<FieldDifference> diffScenarioFields(const Scenario& baseline, const Scenario& current);
+
+// ---- what changed the step ----------------------------------------------------------------------
+
+/// One item of the step-time breakdown (StepItem) whose exposed time moved.
+struct StepItemChange {
+    StepItem item = StepItem::attention;
+    double before_s = 0;
+    double after_s = 0;
+    double delta_s = 0; ///< after_s - before_s
+};
+
+/// Why the step time moved between two reports (an edit's previous and current state, or the
+/// two files of `moe-plan compare`): old and new step time and the breakdown items that moved.
+struct StepChange {
+    double before_s = 0; ///< Report::step_time_s of the earlier report
+    double after_s = 0;
+    double delta_s = 0; ///< after_s - before_s
+    /// Items whose exposed seconds differ, largest |delta_s| first (ties in StepItem order).
+    /// The items sum to the step time, so these deltas sum to delta_s.
+    std::vector<StepItemChange> items;
+};
+
+/// Compares the step breakdowns of two reports. An item counts as moved when its |delta| is
+/// above rounding noise: 1e-9 of the larger step time (evaluate is deterministic, so an
+/// unchanged item compares equal; the floor only drops sums reassociated by a different layout).
+StepChange compareSteps(const Report& before, const Report& after);
+
+/// A signed duration: "+473 ms", "-1.20 s"; exactly zero is "0 s" (symbols) or "0" (ascii).
+std::string formatSecondsDelta(double delta_s, UnitStyle style = UnitStyle::symbols);
+
+/// One line for a status bar or a terminal: "Step 14.5 s → 15.2 s (+710 ms): all-to-all
+/// +473 ms, imbalance +229 ms", with at most `top_items` items ("->" in the ascii style); "no
+/// item moved" when none did; with `top_items` 0 only "Step 14.5 s → 15.2 s (+710 ms)".
+std::string stepChangeSummary(const StepChange& change, int top_items,
+                              UnitStyle style = UnitStyle::symbols);
 
 } // namespace moe

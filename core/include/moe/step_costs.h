@@ -46,6 +46,8 @@ constexpr int kStepItemCount = static_cast<int>(StepItem::count);
 const char* toString(StepItem item);
 /// Stable machine key ("all_to_all"): the JSON breakdown's keys.
 const char* keyOf(StepItem item);
+/// Brief words for sentences ("all-to-all", "imbalance"): what-changed summaries.
+const char* briefName(StepItem item);
 
 struct StepBreakdown {
     std::array<double, kStepItemCount> seconds{};      ///< exposed time per item

@@ -2,6 +2,7 @@
 
 #include "moe/edits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,8 @@ const std::vector<HeadlineFigure>& headlineFigures() {
          true},
         {"exposed DP sync", F::seconds, [](const Report& r) { return r.step[StepItem::dp_sync]; },
          true},
+        {"imbalance wait", F::seconds,
+         [](const Report& r) { return r.step[StepItem::imbalance_wait]; }, true},
         {"max expert imbalance", F::ratio, [](const Report& r) { return r.load.max_imbalance; },
          true},
         {"time to train", F::seconds, [](const Report& r) { return r.throughput.time_to_train_s; },
@@ -92,6 +95,53 @@ Comparison compareDesigns(const Scenario& baseline, const Report& baseline_repor
     c.current_step_s = current_report.step.seconds;
     c.fields = diffScenarioFields(baseline, current);
     return c;
+}
+
+StepChange compareSteps(const Report& before, const Report& after) {
+    StepChange change;
+    change.before_s = before.step_time_s;
+    change.after_s = after.step_time_s;
+    change.delta_s = after.step_time_s - before.step_time_s;
+    const double noise_s =
+        1e-9 * std::max(std::fabs(before.step_time_s), std::fabs(after.step_time_s));
+    for (int i = 0; i < kStepItemCount; ++i) {
+        const auto item = static_cast<StepItem>(i);
+        StepItemChange c{item, before.step[item], after.step[item],
+                         after.step[item] - before.step[item]};
+        if (std::fabs(c.delta_s) > noise_s)
+            change.items.push_back(c);
+    }
+    // Stable, so equal magnitudes keep StepItem order and the list is the same on every run.
+    std::stable_sort(change.items.begin(), change.items.end(),
+                     [](const StepItemChange& a, const StepItemChange& b) {
+                         return std::fabs(a.delta_s) > std::fabs(b.delta_s);
+                     });
+    return change;
+}
+
+std::string formatSecondsDelta(double delta_s, UnitStyle style) {
+    if (delta_s == 0)
+        return formatSeconds(0, style);
+    return (delta_s > 0 ? "+" : "-") + formatSeconds(std::fabs(delta_s), style);
+}
+
+std::string stepChangeSummary(const StepChange& change, int top_items, UnitStyle style) {
+    const char* arrow = style == UnitStyle::ascii ? " -> " : " → ";
+    std::string out = "Step " + formatSeconds(change.before_s, style) + arrow +
+                      formatSeconds(change.after_s, style) + " (" +
+                      formatSecondsDelta(change.delta_s, style) + ")";
+    if (top_items <= 0)
+        return out;
+    out += ": ";
+    if (change.items.empty())
+        return out + "no item moved";
+    const size_t shown = std::min(change.items.size(), static_cast<size_t>(top_items));
+    for (size_t i = 0; i < shown; ++i) {
+        const StepItemChange& c = change.items[i];
+        out += (i ? ", " : "") + std::string(briefName(c.item)) + " " +
+               formatSecondsDelta(c.delta_s, style);
+    }
+    return out;
 }
 
 } // namespace moe

@@ -372,24 +372,26 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
 }
 
 namespace {
-/// Each item's stable key (JSON) and its words (tables and charts), in StepItem order.
+/// Each item's stable key (JSON), its words (tables and charts) and its brief words (sentences
+/// such as "all-to-all +473 ms, imbalance +229 ms"), in StepItem order.
 struct StepItemName {
     const char* key;
     const char* words;
+    const char* brief;
 };
 constexpr StepItemName kStepItemNames[kStepItemCount] = {
-    {"attention", "attention"},
-    {"dense_ffn", "dense FFN & head"},
-    {"router", "router"},
-    {"expert_compute", "expert compute"},
-    {"all_to_all", "all-to-all (exposed)"},
-    {"tp_collectives", "TP comm (exposed)"},
-    {"cp_collectives", "CP comm (exposed)"},
-    {"pp_transfers", "PP transfers"},
-    {"pipeline_bubble", "pipeline bubble"},
-    {"dp_sync", "DP sync (exposed)"},
-    {"optimizer", "optimizer"},
-    {"imbalance_wait", "imbalance wait"},
+    {"attention", "attention", "attention"},
+    {"dense_ffn", "dense FFN & head", "dense FFN"},
+    {"router", "router", "router"},
+    {"expert_compute", "expert compute", "expert compute"},
+    {"all_to_all", "all-to-all (exposed)", "all-to-all"},
+    {"tp_collectives", "TP comm (exposed)", "TP comm"},
+    {"cp_collectives", "CP comm (exposed)", "CP comm"},
+    {"pp_transfers", "PP transfers", "PP transfers"},
+    {"pipeline_bubble", "pipeline bubble", "bubble"},
+    {"dp_sync", "DP sync (exposed)", "DP sync"},
+    {"optimizer", "optimizer", "optimizer"},
+    {"imbalance_wait", "imbalance wait", "imbalance"},
 };
 const StepItemName* nameOf(StepItem item) {
     const int i = static_cast<int>(item);
@@ -405,6 +407,11 @@ const char* toString(StepItem item) {
 const char* keyOf(StepItem item) {
     const StepItemName* name = nameOf(item);
     return name ? name->key : "?";
+}
+
+const char* briefName(StepItem item) {
+    const StepItemName* name = nameOf(item);
+    return name ? name->brief : "?";
 }
 
 } // namespace moe

@@ -103,6 +103,7 @@ void ScenarioDocument::reset(const Scenario& scenario, const QString& file_path)
         file_path_ = absolute;
         emit filePathChanged(file_path_);
     }
+    emit replaced();
     emit scenarioChanged();
 }
 

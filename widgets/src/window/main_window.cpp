@@ -7,6 +7,7 @@
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/document/view_state.h"
 #include "moe_widgets/report/warnings_view.h"
+#include "moe_widgets/report/what_changed_view.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -87,6 +88,9 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::createStatusBar() {
+    // Left: what the last edit changed (old -> new step and the items that moved most).
+    change_label_ = new WhatChangedLine(what_changed_, this);
+    statusBar()->addWidget(change_label_, 1);
     auto make = [this](const QString& name, const QString& tip) {
         auto* label = new QLabel(this);
         label->setObjectName(name);
@@ -102,6 +106,10 @@ void MainWindow::createStatusBar() {
                        tr("Training step time (slowest stage x micro-batches + pipeline bubble + "
                           "exposed sends and gradient sync + optimizer; the step timeline's "
                           "simulation breaks it down the same way)"));
+    // After an edit the what-changed line leads with the new step time: the step figure would
+    // repeat it, and its room lets the line name the items that moved on a 1280-pixel screen.
+    connect(what_changed_, &WhatChangedView::summaryChanged, step_label_,
+            [this](const QString& summary) { step_label_->setVisible(summary.isEmpty()); });
     throughput_label_ =
         make(QStringLiteral("throughputLabel"), tr("Tokens per second, whole cluster and per GPU"));
     mfu_label_ = make(QStringLiteral("mfuLabel"),

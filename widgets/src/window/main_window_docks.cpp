@@ -14,6 +14,7 @@
 #include "moe_widgets/experiments/placement_grid.h"
 #include "moe_widgets/report/compare_view.h"
 #include "moe_widgets/report/warnings_view.h"
+#include "moe_widgets/report/what_changed_view.h"
 #include "moe_widgets/timeline/gantt_view.h"
 #include "moe_widgets/topology/topology_view.h"
 
@@ -32,7 +33,7 @@ namespace moe::widgets {
 namespace {
 
 /// Bumped when the dock set changes, so an old saved layout is not restored over a new one.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;
 /// The most a panel may ask for, so the window still fits a 1280 x 800 screen.
 constexpr QSize kMaxPanelMinimum(400, 240);
 
@@ -98,6 +99,13 @@ void MainWindow::createViews() {
     compare_ = new CompareView(document_, state_, this);
     addView(compare_, Qt::LeftDockWidgetArea);
 
+    // What the last edit changed, against the previous state; under the editor, where edits
+    // are made.
+    what_changed_ = new WhatChangedView(document_, this);
+    addDock(what_changed_, QStringLiteral("whatChanged"), tr("What changed"),
+            Qt::LeftDockWidgetArea);
+    connect(this, &MainWindow::resultShown, what_changed_, &WhatChangedView::showResult);
+
     history_ = new QUndoView(document_->undoStack(), this);
     history_->setEmptyLabel(tr("<opened>"));
     addDock(history_, QStringLiteral("history"), tr("Edit history"), Qt::LeftDockWidgetArea);
@@ -138,6 +146,7 @@ struct DockSlots {
     QDockWidget* compare;
     QDockWidget* placement;
     QDockWidget* hardware;
+    QDockWidget* what_changed;
     QDockWidget* charts = nullptr; ///< the first chart dock; the other charts are its tabs
     QDockWidget* top = nullptr;    ///< top right: the diagram, else the heatmap
     QDockWidget* bottom = nullptr; ///< bottom right: the timeline, else the charts
@@ -156,7 +165,8 @@ DockSlots dockSlots(const MainWindow& window) {
                 .reliability = dock("reliability"),
                 .compare = dock("compare"),
                 .placement = dock("placement"),
-                .hardware = dock("hardware")};
+                .hardware = dock("hardware"),
+                .what_changed = dock("whatChanged")};
     d.charts = d.breakdown ? d.breakdown : d.memory ? d.memory : d.warnings;
     d.top = d.topology ? d.topology : d.heatmap;
     d.bottom = d.gantt ? d.gantt : d.charts;
@@ -166,8 +176,8 @@ DockSlots dockSlots(const MainWindow& window) {
 } // namespace
 
 void MainWindow::arrangeDocks() {
-    // Left column: the editor (history behind it). Top right: the diagram and the heatmap side
-    // by side. Bottom: the timeline, then the charts and warnings as tabs.
+    // Left column: the editor (history behind it), What changed below it. Top right: the diagram
+    // and the heatmap side by side. Bottom: the timeline, then the charts and warnings as tabs.
     const DockSlots d = dockSlots(*this);
     // Everything nests in one dock area: with two areas around the hidden central widget, Qt
     // splits the width between them evenly and ignores resizeDocks().
@@ -175,6 +185,9 @@ void MainWindow::arrangeDocks() {
         splitDockWidget(d.editor, d.top ? d.top : d.bottom, Qt::Horizontal);
     if (d.top && d.bottom)
         splitDockWidget(d.top, d.bottom, Qt::Vertical);
+    // Under the editor (before its tabs: a tabbed dock cannot be split).
+    if (d.editor && d.what_changed)
+        splitDockWidget(d.editor, d.what_changed, Qt::Vertical);
     if (d.topology && d.heatmap)
         splitDockWidget(d.topology, d.heatmap, Qt::Horizontal);
     if (d.gantt && d.charts)
@@ -215,6 +228,10 @@ void MainWindow::sizeDocks() {
         resizeDocks({d.gantt, d.charts}, {rest * 58 / 100, rest * 42 / 100}, Qt::Horizontal);
     if (d.top && d.bottom)
         resizeDocks({d.top, d.bottom}, {height() * 56 / 100, height() * 44 / 100}, Qt::Vertical);
+    if (d.editor && d.what_changed) {
+        const int panel = std::clamp(height() * 26 / 100, 190, 260);
+        resizeDocks({d.editor, d.what_changed}, {height() - panel, panel}, Qt::Vertical);
+    }
 }
 
 void MainWindow::rememberDefaultLayout() {

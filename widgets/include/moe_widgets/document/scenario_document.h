@@ -75,6 +75,9 @@ public:
     FieldEditResult previewFields(const std::vector<FieldAssignment>& assignments) const;
 
 signals:
+    /// Just before scenarioChanged() when the document was replaced (open, reset, restore)
+    /// rather than edited: what came before is another scenario, not a previous state.
+    void replaced();
     /// After every change of the scenario value: edit, undo, redo, open, reset.
     void scenarioChanged();
     void modifiedChanged(bool modified);

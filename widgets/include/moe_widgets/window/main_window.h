@@ -44,6 +44,7 @@ class ScenarioDocument;
 class ScenarioEditor;
 class ViewState;
 class WarningsView;
+class WhatChangedView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -69,6 +70,9 @@ public:
     ScenarioEditor* editor() const { return editor_; }
     WarningsView* warningsView() const { return warnings_; }
     CompareView* compareView() const { return compare_; }
+    /// The "What changed" panel (old -> new step time and the items that moved after an edit);
+    /// its summary is also the status bar's first field.
+    WhatChangedView* whatChangedView() const { return what_changed_; }
     /// The drag-and-drop experiments: layout bar (toolbar), placement grid, hardware palette.
     LayoutBar* layoutBar() const { return layout_bar_; }
     PlacementGrid* placementGrid() const { return placement_grid_; }
@@ -179,6 +183,7 @@ private:
     ScenarioEditor* editor_ = nullptr;
     WarningsView* warnings_ = nullptr;
     CompareView* compare_ = nullptr;
+    WhatChangedView* what_changed_ = nullptr;
     LayoutBar* layout_bar_ = nullptr;
     QToolBar* layout_toolbar_ = nullptr;
     PlacementGrid* placement_grid_ = nullptr;
@@ -193,6 +198,7 @@ private:
 
     QMenu* recent_menu_ = nullptr;
     QMenu* view_menu_ = nullptr;
+    QLabel* change_label_ = nullptr; ///< what the last edit changed (WhatChangedView)
     QLabel* step_label_ = nullptr;
     QLabel* throughput_label_ = nullptr;
     QLabel* mfu_label_ = nullptr;
