@@ -637,9 +637,17 @@ private slots:
         } else if (schedule == "interleaved") {
             expected = (p - 1) * t_mb / 2;
         } else {
-            // DualPipe: (p/2 - 1)(F&B + B - 3W) with F = t/3, B = 2t/3, W = B/2:
-            // (2 - 1)(t + 2t/3 - t) = 2t/3.
-            expected = 2.0 * t_mb / 3.0;
+            // DualPipe: (p/2 - 1)(F&B + B - 3W), F&B = t, with rank 0's B and W the
+            // compute-weighted shares of its stages 0 and 3 (StageCosts::shares):
+            // (2 - 1)(t + (1 - f) t - 3 w t).
+            const StageCosts& a = r.costs->stages[0];
+            const StageCosts& b = r.costs->stages[3];
+            const double total = a.compute_s + b.compute_s;
+            const double f =
+                (a.compute_s * a.shares.forward + b.compute_s * b.shares.forward) / total;
+            const double w =
+                (a.compute_s * a.shares.weight + b.compute_s * b.shares.weight) / total;
+            expected = t_mb + (1.0 - f) * t_mb - 3.0 * w * t_mb;
         }
         QCLOSE(item(r.step, StepItem::bubble), expected);
 

@@ -81,7 +81,8 @@ private slots:
             moePlan({"import", "megatron", data("megatron/train_mixtral_8x7b_distributed.sh"),
                      "--gpu", "h100-sxm", "--nodes", "4", "-o", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY(r.out.contains("line 53: --moe-router-load-balancing-type aux_loss: "));
+        QVERIFY(r.out.contains(
+            "line 53: --moe-router-load-balancing-type aux_loss -> routing.balancing"));
         QVERIFY(r.out.contains("Scenario written to " + out));
         const moe::LoadResult loaded = moe::loadScenarioFile(out.toStdString());
         QVERIFY2(loaded.ok(), moe::formatAll(loaded.diagnostics).c_str());

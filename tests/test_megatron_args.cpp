@@ -201,8 +201,9 @@ private slots:
         QCOMPARE(statusOf(r, "--num-layers"), FlagStatus::mapped);
         QCOMPARE(report(r, "--num-layers")->line, 32);
         const std::string text = describeImport(r);
-        QVERIFY(text.find("line 53: --moe-router-load-balancing-type aux_loss: ") !=
-                std::string::npos);
+        QVERIFY(
+            text.find("line 53: --moe-router-load-balancing-type aux_loss -> routing.balancing") !=
+            std::string::npos);
         QVERIFY(text.find("model.vocab = 32000 from the base scenario") != std::string::npos);
     }
 
@@ -433,8 +434,13 @@ private slots:
             {"--moe-router-enable-expert-bias --moe-router-force-load-balancing",
              BalancingMethod::perfect},
         };
+        // An unbalanced router has no published spread to sample: that import needs the
+        // popularity stated (here uniform), else it says so.
+        QVERIFY(!importMegatronArgs(head + "--moe-router-load-balancing-type none", o).ok());
+        MegatronImportOptions stated = o;
+        stated.overrides = {"routing.model=uniform"};
         for (const Case& c : cases) {
-            const MegatronImport r = importMegatronArgs(head + c.flags, o);
+            const MegatronImport r = importMegatronArgs(head + c.flags, stated);
             QVERIFY2(r.ok(), errors(r).c_str());
             QVERIFY2(r.scenario->routing.balancing == c.balancing, c.flags);
         }

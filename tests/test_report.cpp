@@ -249,7 +249,7 @@ void TestReport::pdfPagesAndText() {
     if (text.isNull())
         QSKIP("pdftotext (poppler-utils) is not installed");
     QCOMPARE(pageCount(text), designReportPageCount(false));
-    QCOMPARE(designReportPageCount(false), 9);
+    QCOMPARE(designReportPageCount(false), 15); // 9 before the six overlay pages
     const QString flat = simplified(text);
     const QString step = formatFigure(FigureFormat::seconds, r->report.step_time_s);
     const QString tokens = formatFigure(FigureFormat::count, r->report.throughput.tokens_per_s);
@@ -259,8 +259,9 @@ void TestReport::pdfPagesAndText() {
     for (const std::string& line : r->report.layout_description)
         QVERIFY2(squashed(text).contains(squashed(QString::fromStdString(line))), line.c_str());
     for (const char* heading :
-         {"Layout in words", "Topology", "Step-time breakdown", "Step timeline (Gantt)",
-          "Expert load heatmap", "Memory per GPU", "Warnings", "Page 9 of 9"})
+         {"Layout in words", "Topology", "Topology: EP groups", "Topology: DP groups",
+          "Step-time breakdown", "Step timeline (Gantt)", "Expert load heatmap", "Memory per GPU",
+          "Warnings", "Page 15 of 15"})
         QVERIFY2(flat.contains(QString::fromUtf8(heading)), heading);
     QVERIFY(!flat.contains(QStringLiteral("diagram unavailable")));
 }
@@ -351,10 +352,10 @@ void TestReport::headlessReportFlag() {
     if (text.isNull())
         QSKIP("pdftotext (poppler-utils) is not installed");
     QCOMPARE(pageCount(text), designReportPageCount(true));
-    QCOMPARE(designReportPageCount(true), 11);
+    QCOMPARE(designReportPageCount(true), 17);
     const QString flat = simplified(text);
     QVERIFY(flat.contains(QStringLiteral("Comparison with the baseline")));
-    QVERIFY(flat.contains(QStringLiteral("Page 11 of 11")));
+    QVERIFY(flat.contains(QStringLiteral("Page 17 of 17")));
     // The figures of both designs and the change of the step time, as the app writes them.
     const Scenario a = defaultSample();
     const LoadResult b = loadScenarioFile(MOE_SAMPLES_DIR "/16gpu-nodes-4x16-moe16.yaml");

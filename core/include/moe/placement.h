@@ -79,6 +79,13 @@ Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph);
 /// The layout in words, one sentence per line, e.g. "EP=8 inside nodes so the all-to-all rides
 /// NVLink, DP=8 across nodes so the gradient all-reduce uses InfiniBand".
 std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement);
+/// The cluster's links in words: "NVLink", "InfiniBand", and its scale-up domain ("node" or
+/// "rack"), for the sentences describeLayout and the search's explanations write.
+struct FabricWords {
+    std::string scale_up, scale_out, domain;
+    bool rack_domain = false;
+};
+FabricWords fabricWords(const ClusterSpec& cluster);
 
 /// Where a group of this span sits, in describeLayout's words: "inside nodes", "inside racks",
 /// "across nodes" (one member per node), "across 8 nodes".

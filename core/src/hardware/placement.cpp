@@ -325,17 +325,8 @@ Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph) {
     return p;
 }
 
-namespace {
-
-struct Words {
-    std::string scale_up;  ///< "NVLink"
-    std::string scale_out; ///< "InfiniBand"
-    std::string domain;    ///< "node" or "rack"
-    bool rack_domain = false;
-};
-
-Words wordsFor(const ClusterSpec& c) {
-    Words w;
+FabricWords fabricWords(const ClusterSpec& c) {
+    FabricWords w;
     w.scale_up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
     w.scale_out = displayName(c.fabric);
     w.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
@@ -343,9 +334,11 @@ Words wordsFor(const ClusterSpec& c) {
     return w;
 }
 
+namespace {
+
 /// Where a group sits: "inside nodes", "inside racks", "across nodes" (one member per node),
 /// "across 8 nodes".
-std::string where(const GroupSpan& s, const Words& w) {
+std::string where(const GroupSpan& s, const FabricWords& w) {
     if (s.nodes <= 1)
         return "inside nodes";
     if (s.domains <= 1)
@@ -358,7 +351,7 @@ std::string where(const GroupSpan& s, const Words& w) {
 }
 
 /// Which links carry a collective over the group.
-std::string carriedBy(const GroupSpan& s, const Words& w) {
+std::string carriedBy(const GroupSpan& s, const FabricWords& w) {
     if (s.domains <= 1)
         return w.scale_up;
     if (s.max_gpus_per_domain <= 1)
@@ -371,7 +364,7 @@ std::string deg(const char* name, int d) {
 }
 
 /// Tensor and context parallelism.
-void describeTensorParallel(const LayoutSpec& l, const Placement& placement, const Words& w,
+void describeTensorParallel(const LayoutSpec& l, const Placement& placement, const FabricWords& w,
                             std::vector<std::string>& lines) {
     if (l.tp == 1 && l.cp == 1) {
         lines.push_back("TP=1, CP=1: no tensor or context parallelism");
@@ -388,8 +381,8 @@ void describeTensorParallel(const LayoutSpec& l, const Placement& placement, con
 }
 
 /// Data parallelism of the dense part.
-void describeDataParallel(const LayoutSpec& l, bool moe, const Placement& placement, const Words& w,
-                          std::vector<std::string>& lines) {
+void describeDataParallel(const LayoutSpec& l, bool moe, const Placement& placement,
+                          const FabricWords& w, std::vector<std::string>& lines) {
     const std::string dense_part = moe ? " for attention and dense layers" : "";
     if (l.dp <= 1) {
         lines.push_back("DP=1" + dense_part + ": one copy of the weights, no gradient all-reduce");
@@ -407,7 +400,7 @@ void describeDataParallel(const LayoutSpec& l, bool moe, const Placement& placem
 
 /// Pipeline: count the stage-to-stage sends of the widest group that leave a domain.
 void describePipeline(const LayoutSpec& l, const ClusterSpec& c, const Placement& placement,
-                      const Words& w, std::vector<std::string>& lines) {
+                      const FabricWords& w, std::vector<std::string>& lines) {
     if (l.pp <= 1) {
         lines.push_back("PP=1: no pipeline parallelism");
         return;
@@ -436,7 +429,7 @@ void describePipeline(const LayoutSpec& l, const ClusterSpec& c, const Placement
 
 /// Expert layers: EP all-to-all and the expert gradient all-reduce over expert DP, and expert
 /// TP. False when the expert grid cannot be placed.
-bool describeExpertGroups(const LayoutSpec& l, const Placement& placement, const Words& w,
+bool describeExpertGroups(const LayoutSpec& l, const Placement& placement, const FabricWords& w,
                           std::vector<std::string>& lines) {
     if (placement.groupsOf(GroupKind::ep).empty()) {
         lines.push_back(deg("EP", l.ep) + " x " + deg("ETP", l.etp) +
@@ -499,7 +492,7 @@ void describeExpertPlacement(const LayoutSpec& l, int experts, const Placement& 
 std::vector<std::string> describeLayout(const Scenario& scenario, const Placement& placement) {
     const LayoutSpec& l = scenario.layout;
     const ClusterSpec& c = scenario.cluster;
-    const Words w = wordsFor(c);
+    const FabricWords w = fabricWords(c);
 
     std::vector<std::string> lines;
     if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty()) {
@@ -516,11 +509,11 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
 }
 
 std::string spanPlaceWords(const GroupSpan& span, const ClusterSpec& cluster) {
-    return where(span, wordsFor(cluster));
+    return where(span, fabricWords(cluster));
 }
 
 std::string spanLinkWords(const GroupSpan& span, const ClusterSpec& cluster) {
-    const Words w = wordsFor(cluster);
+    const FabricWords w = fabricWords(cluster);
     if (span.domains > 1 && span.max_gpus_per_domain > 1)
         return w.scale_up + " + " + w.scale_out;
     return carriedBy(span, w);

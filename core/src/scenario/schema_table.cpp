@@ -665,12 +665,9 @@ std::vector<SchemaField> buildFields() {
         "runs both after the last backward, in the optimizer phase. Default "
         "grad-reduce-and-param-gather.");
     add("training.ep_overlap", kMember<kTraining, &TrainingSpec::ep_overlap>,
-        "Expert-parallel all-to-all hidden behind compute outside DualPipe (which always "
-        "overlaps it): combined-1f1b fuses the forward and backward of two micro-batches in the "
-        "steady state of an interleaved pipeline, or of no pipeline, each one's all-to-all "
-        "under the other's compute, as DualPipe's pairs (Megatron-Core "
-        "--overlap-moe-expert-parallel-comm); the warm-up and cool-down passes run alone. "
-        "Needs an MoE model with EP > 1. Default none.");
+        "EP all-to-all hidden outside DualPipe: combined-1f1b runs the steady state of an "
+        "interleaved pipeline (or of none) as DualPipe's overlapped forward & backward pairs "
+        "(Megatron-Core --overlap-moe-expert-parallel-comm); needs EP > 1. Default none.");
     add("training.recompute", kMember<kTraining, &TrainingSpec::recompute>,
         "Activation recomputation: selective re-runs core attention, full re-runs each layer's "
         "forward.");

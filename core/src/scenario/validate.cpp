@@ -4,6 +4,8 @@
 #include "moe/limits.h"
 #include "moe/schema.h"
 
+#include "degree_text.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,31 +24,14 @@ namespace moe {
 namespace {
 
 using limits::kMaxGpus;
+using validate_detail::joined;
+using validate_detail::product;
 
 // Real-valued figures (bandwidths, TFLOPS, prices, times) are kept between these so that every
 // time, cost and energy derived from them stays a finite double: the smallest positive figure
 // divides at most ~1e20 bytes or FLOP, the largest multiplies at most ~1e20.
 constexpr double kMinPositiveFigure = 1e-6;
 constexpr double kMaxFigure = 1e15;
-
-// Saturates instead of overflowing: absurd degrees must give a clear message, not UB.
-int64_t product(std::initializer_list<int64_t> factors) {
-    int64_t p = 1;
-    for (int64_t f : factors)
-        if (__builtin_mul_overflow(p, f, &p))
-            return std::numeric_limits<int64_t>::max();
-    return p;
-}
-
-std::string joined(std::initializer_list<int64_t> factors) {
-    std::string s;
-    for (int64_t f : factors) {
-        if (!s.empty())
-            s += '*';
-        s += std::to_string(f);
-    }
-    return s;
-}
 
 class Checker {
 public:

@@ -46,30 +46,14 @@ std::string count(double v) {
     return (n < 0 ? "-" : "") + out;
 }
 
-struct LinkWords {
-    std::string up;     ///< "NVLink"
-    std::string out;    ///< "InfiniBand"
-    std::string domain; ///< "node" or "rack"
-    bool rack = false;
-};
-
-LinkWords wordsOf(const ClusterSpec& c) {
-    LinkWords w;
-    w.up = c.gpu.scale_up_fabric.empty() ? "the scale-up links" : c.gpu.scale_up_fabric;
-    w.out = displayName(c.fabric);
-    w.rack = c.scale_up_domain == ScaleUpDomain::rack;
-    w.domain = w.rack ? "rack" : "node";
-    return w;
-}
-
 /// Where a group sits, e.g. "inside one node", "one GPU per node on 8 nodes",
 /// "across 2 nodes (8 GPUs in each)".
-std::string whereSpan(const GroupSpan& s, const LinkWords& w) {
+std::string whereSpan(const GroupSpan& s, const FabricWords& w) {
     if (s.gpus <= 1)
         return "on one GPU";
     if (s.domains <= 1)
         return "inside one " + w.domain;
-    const int units = w.rack ? s.racks : s.nodes;
+    const int units = w.rack_domain ? s.racks : s.nodes;
     if (s.max_gpus_per_domain <= 1)
         return "one GPU per " + w.domain + " on " + std::to_string(units) + " " + w.domain + "s";
     return "across " + std::to_string(units) + " " + w.domain + "s (" +
@@ -97,13 +81,14 @@ std::string groupName(GroupKind k) {
 }
 
 /// Link(s) that carry a collective's bytes, from its byte split.
-std::string linksOf(double up_bytes, double out_bytes, const LinkWords& w) {
+std::string linksOf(double up_bytes, double out_bytes, const FabricWords& w) {
     if (out_bytes <= 0)
-        return w.up + " only";
+        return w.scale_up + " only";
     if (up_bytes <= 0)
-        return w.out + " only";
-    return w.up + " + " + w.out + " (" + fmt("%.0f%%", 100 * out_bytes / (up_bytes + out_bytes)) +
-           " of the bytes on " + w.out + ")";
+        return w.scale_out + " only";
+    return w.scale_up + " + " + w.scale_out + " (" +
+           fmt("%.0f%%", 100 * out_bytes / (up_bytes + out_bytes)) + " of the bytes on " +
+           w.scale_out + ")";
 }
 
 struct CollectiveSum {
@@ -131,7 +116,7 @@ CollectiveSum sumOf(const Report& r, std::initializer_list<CollectiveKind> kinds
 
 /// "where each collective lands and why", one line per collective of the winner.
 void explainCollectives(const Scenario& s, const Report& r, std::vector<std::string>& lines) {
-    const LinkWords w = wordsOf(s.cluster);
+    const FabricWords w = fabricWords(s.cluster);
     struct Item {
         const char* label;
         std::initializer_list<CollectiveKind> kinds;
@@ -272,7 +257,7 @@ void explainMemory(const Scenario& win, const SearchFigures& wf, double reserve_
 std::string differences(const Scenario& win, const Scenario& alt, const Report& alt_report) {
     const LayoutSpec& a = alt.layout;
     const LayoutSpec& b = win.layout;
-    const LinkWords w = wordsOf(alt.cluster);
+    const FabricWords w = fabricWords(alt.cluster);
     std::vector<std::string> parts;
     auto span_of = [&](GroupKind k) { return alt_report.placement->spanOf(k); };
     if (a.tp != b.tp)
@@ -313,7 +298,7 @@ std::string differences(const Scenario& win, const Scenario& alt, const Report& 
 /// What `alt` loses against the winner: the step item that grew most, and on which link; when
 /// that item grew much more than the step, also what the alternative wins back elsewhere.
 std::string loss(const Scenario& alt, const Report& win_r, const Report& alt_r) {
-    const LinkWords w = wordsOf(alt.cluster);
+    const FabricWords w = fabricWords(alt.cluster);
     const double delta = alt_r.step_time_s - win_r.step_time_s;
     if (delta <= 0)
         return "ties with the winner on step time";
@@ -342,7 +327,7 @@ std::string loss(const Scenario& alt, const Report& win_r, const Report& alt_r) 
     auto comm = [&](std::initializer_list<CollectiveKind> kinds, const char* what) {
         const CollectiveSum a = sumOf(alt_r, kinds);
         const CollectiveSum b = sumOf(win_r, kinds);
-        const std::string link = a.out > 0 ? w.out : w.up;
+        const std::string link = a.out > 0 ? w.scale_out : w.scale_up;
         if (b.time_s > 0)
             return lead + percent(a.time_s / b.time_s - 1.0) + " " + what + " time on " + link +
                    " (" + seconds(b.time_s) + " -> " + seconds(a.time_s) + ")";
@@ -371,7 +356,7 @@ std::string loss(const Scenario& alt, const Report& win_r, const Report& alt_r) 
 
 /// The cluster's scale-up domains and the bandwidth gap between inside and across them.
 std::string clusterLine(const ClusterSpec& cl) {
-    const LinkWords w = wordsOf(cl);
+    const FabricWords w = fabricWords(cl);
     const int per_domain = cl.gpusPerScaleUpDomain();
     const int domains = std::max(1, cl.gpuCount() / std::max(1, per_domain));
     const double out_gbps = cl.nic.bandwidth_gbps * cl.nics_per_node /
@@ -379,10 +364,10 @@ std::string clusterLine(const ClusterSpec& cl) {
     std::string line =
         "Cluster: " + std::to_string(cl.gpuCount()) + " GPUs = " + std::to_string(domains) + " " +
         w.domain + (domains == 1 ? "" : "s") + " x " + std::to_string(per_domain) + " GPUs; " +
-        w.up + " " + fmt("%.0f", cl.gpu.scale_up_gbps) + " GB/s per GPU inside a " + w.domain;
+        w.scale_up + " " + fmt("%.0f", cl.gpu.scale_up_gbps) + " GB/s per GPU inside a " + w.domain;
     if (domains > 1)
-        line += ", " + w.out + " " + fmt("%.0f", out_gbps) + " GB/s per GPU across " + w.domain +
-                "s (" + fmt("%.1f", cl.gpu.scale_up_gbps / std::max(1e-9, out_gbps)) +
+        line += ", " + w.scale_out + " " + fmt("%.0f", out_gbps) + " GB/s per GPU across " +
+                w.domain + "s (" + fmt("%.1f", cl.gpu.scale_up_gbps / std::max(1e-9, out_gbps)) +
                 "x less), so the chattiest collectives belong inside a " + w.domain;
     return line;
 }

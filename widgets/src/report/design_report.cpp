@@ -356,8 +356,8 @@ void addTopologyDiagrams(Content& out, TopologyView& view, const QString& dir, b
         const QString id = QStringLiteral("topology-") + QString::fromLatin1(toString(overlay));
         const QString path = diagramPath(dir, id);
         out.topology.push_back(readDiagram(
-            id, QStringLiteral("Topology: %1 groups").arg(overlayName(overlay, dualpipe)), path,
-            view.exportOverlayTo(path, overlay)));
+            id, QStringLiteral("Topology: %1 groups").arg(detail::overlayName(overlay, dualpipe)),
+            path, view.exportOverlayTo(path, overlay)));
     }
 }
 
