@@ -559,11 +559,18 @@ double MoeCosts::expertBackward_s(double slots) const {
     return expertForward_s(slots) * backward_passes + recompute_s_per_slot * slots;
 }
 
+namespace {
+// dW of each expert's GEMMs: the forward's FLOPs and weight bytes again; the permutes belong to
+// the input-gradient side. Taken from the forward already priced, so price() runs the grouped
+// GEMM model once per pass.
+double weightGradsOfForward(double forward_s, double slots, const MoeCosts& moe) {
+    return std::max(0.0,
+                    forward_s - slots * moe.gemm.permute_bytes_per_slot / moe.rates.hbm_bytes_s);
+}
+} // namespace
+
 double MoeCosts::expertWeightGrads_s(double slots) const {
-    // dW of each expert's GEMMs: the forward's FLOPs and weight bytes again; the permutes
-    // belong to the input-gradient side.
-    return std::max(0.0, expertForward_s(slots) -
-                             slots * gemm.permute_bytes_per_slot / rates.hbm_bytes_s);
+    return weightGradsOfForward(expertForward_s(slots), slots, *this);
 }
 
 double MoeCosts::dispatch_s(double factor) const {
@@ -587,7 +594,7 @@ MoeLayerPrice MoeCosts::price(double factor) const {
     const double slots = mean_slots * std::max(1.0, factor);
     p.expert_fwd_s = expertForward_s(slots);
     p.expert_bwd_s = expertBackward_s(slots);
-    p.expert_wgrad_s = expertWeightGrads_s(slots);
+    p.expert_wgrad_s = weightGradsOfForward(p.expert_fwd_s, slots, *this);
     const double d = dispatch_s(factor), k = combine_s(factor);
     p.dispatch_fwd_s = d;
     p.combine_fwd_s = k;
