@@ -8,9 +8,11 @@
 #include "moe/scenario_io.h"
 #include "moe_widgets/common/theme.h"
 #include "moe_widgets/document/scenario_document.h"
+#include "moe_widgets/window/help_dialogs.h"
 #include "moe_widgets/window/main_window.h"
 #include "moe_widgets/window/sample_chooser.h"
 #include "test_support.h"
+#include "timeline/gantt_canvas.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -18,10 +20,14 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeWidget>
@@ -350,6 +356,108 @@ private slots:
         MainWindow old(MainWindow::Options{true, false, {}});
         QCOMPARE(old.theme()->choice(), ThemeChoice::dark);
         old.setThemeChoice(ThemeChoice::light);
+    }
+
+    // --- Issue 16: Help menu, and a window that fits a 1280 x 800 screen ---------------------
+
+    void headingAnchorsAreGitHubs() {
+        // docs/model.md's contents line links "#all-to-all-expert-load-and-routing-skew" to
+        // "## All-to-all, expert load and routing skew": lower case, the comma dropped, spaces
+        // to hyphens (hyphens kept).
+        QCOMPARE(ManualBrowser::headingAnchor("All-to-all, expert load and routing skew"),
+                 QString("all-to-all-expert-load-and-routing-skew"));
+        QCOMPARE(ManualBrowser::headingAnchor("Time, cost and reliability"),
+                 QString("time-cost-and-reliability"));
+    }
+
+    void helpShowsTheModelManualWithWorkingLinks() {
+        MainWindow window(quiet());
+        window.findChild<QAction*>("modelHelpAction")->trigger();
+        auto* help = window.findChild<HelpBrowser*>();
+        QVERIFY(help != nullptr);
+        QVERIFY(help->isVisible());
+        ManualBrowser* browser = help->browser();
+        QCOMPARE(browser->source().fileName(), QString("model.md"));
+        // The page is the built-in docs/model.md, rendered (headings, not "## ").
+        QVERIFY(browser->toPlainText().startsWith("The performance model"));
+        QVERIFY(browser->toPlainText().contains("Calibration status"));
+        QVERIFY(!browser->toPlainText().contains("## "));
+        // Asked again, the same window comes forward.
+        window.findChild<QAction*>("modelHelpAction")->trigger();
+        QCOMPARE(window.findChildren<HelpBrowser*>().size(), 1);
+        // A heading link scrolls down to it; a link to another page opens that page there.
+        help->resize(800, 500);
+        QCOMPARE(browser->verticalScrollBar()->value(), 0);
+        emit browser->anchorClicked(QUrl("#pipeline-schedules"));
+        QVERIFY(browser->verticalScrollBar()->value() > 0);
+        emit browser->anchorClicked(QUrl("scenario.md#rank-order-and-parallel-folding"));
+        QCOMPARE(browser->source().fileName(), QString("scenario.md"));
+        QVERIFY(browser->toPlainText().contains("Rank order and parallel folding",
+                                                Qt::CaseInsensitive));
+        QVERIFY(browser->verticalScrollBar()->value() > 0);
+        for (const QString& page : HelpBrowser::pages()) {
+            help->showPage(page);
+            QVERIFY2(browser->toPlainText().size() > 1000, qPrintable(page));
+        }
+    }
+
+    void shortcutsListMenusAndViews() {
+        MainWindow window(quiet());
+        window.findChild<QAction*>("shortcutsHelpAction")->trigger();
+        auto* dialog = window.findChild<ShortcutsDialog*>();
+        QVERIFY(dialog != nullptr);
+        const QList<ShortcutRow> rows = ShortcutsDialog::rows(window.menuBar());
+        QCOMPARE(dialog->table()->rowCount(), rows.size());
+        const auto has = [&rows](const QString& where, const QKeySequence& keys,
+                                 const QString& does) {
+            for (const ShortcutRow& row : rows)
+                if (row.where == where && row.does == does &&
+                    row.keys.contains(keys.toString(QKeySequence::NativeText)))
+                    return true;
+            return false;
+        };
+        QVERIFY(has("File", QKeySequence::Save, "Save"));
+        QVERIFY(has("Edit", QKeySequence::Undo, "Undo"));
+        QVERIFY(has("View", QKeySequence(Qt::CTRL | Qt::Key_T), "Next routing sample"));
+        QVERIFY(has("Help", QKeySequence(Qt::CTRL | Qt::Key_Slash), "Keyboard shortcuts"));
+        // An action without a shortcut (Help > About) is not listed.
+        for (const ShortcutRow& row : rows)
+            QVERIFY(!row.does.contains("About"));
+        // Then the keys each view takes while focused, from the views themselves.
+        int timeline = 0;
+        for (const ShortcutRow& row : rows)
+            timeline += row.where.startsWith("Step timeline") ? 1 : 0;
+        QCOMPARE(timeline, GanttCanvas::keyBindings().size());
+        QVERIFY(timeline > 0);
+    }
+
+    void windowFitsA1280By800Screen() {
+        MainWindow window(quiet());
+        QVERIFY(window.document()->open(samplePath("deepseek-v3-2048xh800.yaml")).empty());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(window.currentResult() != nullptr);
+        // Its panels' minimum sizes let it be 1280 x 800 (it grew to 817 before).
+        QCOMPARE(window.size(), QSize(1280, 800));
+        // Every dock tab shows its whole title (no "Time, co…").
+        for (const QTabBar* tabs : window.findChildren<QTabBar*>()) {
+            if (!tabs->isVisible())
+                continue;
+            for (int i = 0; i < tabs->count(); ++i) {
+                const int text = tabs->fontMetrics().horizontalAdvance(tabs->tabText(i));
+                QVERIFY2(tabs->tabRect(i).width() > text, qPrintable(tabs->tabText(i)));
+            }
+        }
+        // The heatmap's stragglers table fits its dock without scrolling sideways.
+        QTRY_COMPARE(window.currentResult()->report.gpus, 2048);
+        QTableWidget* stragglers = nullptr;
+        for (auto* table : window.findChildren<QTableWidget*>("StragglersTable"))
+            if (table->isVisible())
+                stragglers = table;
+        QVERIFY(stragglers != nullptr);
+        QTRY_VERIFY(stragglers->rowCount() > 1);
+        QVERIFY(!stragglers->horizontalScrollBar()->isVisible());
     }
 };
 

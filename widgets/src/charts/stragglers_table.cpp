@@ -13,8 +13,11 @@ StragglersTable::StragglersTable(QWidget* parent)
     : QTableWidget(parent) {
     setObjectName(QStringLiteral("StragglersTable"));
     setColumnCount(6);
-    setHorizontalHeaderLabels({tr("GPU"), tr("node"), tr("MoE layer"), tr("× layer mean"),
-                               tr("wait it adds"), tr("step saved")});
+    // Short headings (their tooltips say the rest) and columns that share the panel's width:
+    // the table sits in a narrow dock and must not scroll sideways to its last column.
+    setHorizontalHeaderLabels(
+        {tr("GPU"), tr("node"), tr("layer"), tr("× mean"), tr("adds"), tr("saves")});
+    horizontalHeaderItem(2)->setToolTip(tr("The MoE layer (k-th MoE layer of the model)"));
     horizontalHeaderItem(3)->setToolTip(tr("Token slots on this GPU's experts in the layer over "
                                            "the layer's mean over every GPU holding it"));
     horizontalHeaderItem(4)->setToolTip(
@@ -27,8 +30,9 @@ StragglersTable::StragglersTable(QWidget* parent)
            "stage's worst, which sets the pace"));
     verticalHeader()->setVisible(false);
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    horizontalHeader()->setStretchLastSection(true);
+    horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    horizontalHeader()->setMinimumSectionSize(
+        fontMetrics().horizontalAdvance(QStringLiteral("000.0 ms")));
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);

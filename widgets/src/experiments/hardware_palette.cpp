@@ -738,6 +738,11 @@ void HardwareCanvas::wheelEvent(QWheelEvent* event) {
     event->accept();
 }
 
+QList<KeyBinding> HardwareCanvas::keyBindings() {
+    return {{QObject::tr("Up / Down, + / -, wheel over the racks"),
+             QObject::tr("one node per rack more or fewer")}};
+}
+
 void HardwareCanvas::keyPressEvent(QKeyEvent* event) {
     switch (event->key()) {
     case Qt::Key_Up:

@@ -647,6 +647,19 @@ void LayoutBar::wheelEvent(QWheelEvent* event) {
     event->accept();
 }
 
+QList<KeyBinding> LayoutBar::keyBindings() {
+    return {
+        {tr("Left / Right, Home / End"), tr("focus another dimension")},
+        {tr("Ctrl+Left / Ctrl+Right, Ctrl+Home / Ctrl+End"),
+         tr("move the focused dimension in the rank order")},
+        {tr("Up / Down, + / -, Page Up / Page Down, wheel"),
+         tr("next or previous valid degree of the focused dimension")},
+        {tr("Shift+Up / Shift+Down, Shift+wheel on EP"),
+         tr("step the expert tensor parallel degree")},
+        {tr("Escape"), tr("cancel a drag")},
+    };
+}
+
 void LayoutBar::keyPressEvent(QKeyEvent* event) {
     const bool ctrl = event->modifiers().testFlag(Qt::ControlModifier);
     const bool shift = event->modifiers().testFlag(Qt::ShiftModifier);

@@ -621,6 +621,16 @@ void PlacementCanvas::mouseReleaseEvent(QMouseEvent* event) {
     update();
 }
 
+QList<KeyBinding> PlacementCanvas::keyBindings() {
+    return {{tr("Arrow keys"), tr("select another expert")},
+            {tr("M / Shift+M, Shift+Left / Shift+Right"),
+             tr("move the selected expert to the next (previous) rank without it")},
+            {tr("R / Shift+R, Ctrl+Shift+Left / Ctrl+Shift+Right"),
+             tr("replicate the selected expert there")},
+            {tr("Delete"), tr("remove the selected replica")},
+            {tr("Escape"), tr("cancel a drag")}};
+}
+
 void PlacementCanvas::keyPressEvent(QKeyEvent* event) {
     const bool ctrl = event->modifiers().testFlag(Qt::ControlModifier);
     const bool shift = event->modifiers().testFlag(Qt::ShiftModifier);

@@ -200,6 +200,12 @@ void GanttCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
         fit();
 }
 
+QList<KeyBinding> GanttCanvas::keyBindings() {
+    return {{QObject::tr("+ / -"), QObject::tr("zoom the time axis in or out")},
+            {QObject::tr("0 (or double-click)"), QObject::tr("fit the whole step")},
+            {QObject::tr("Left / Right"), QObject::tr("pan by an eighth of the view")}};
+}
+
 void GanttCanvas::keyPressEvent(QKeyEvent* event) {
     const double mid = kLabelWidth + chartWidth() / 2.0;
     switch (event->key()) {

@@ -3,6 +3,7 @@
 // a scroll area whose time is zoomed and panned by hand, and the legend under it laid out and
 // painted like the export's.
 
+#include "moe_widgets/common/key_bindings.h"
 #include "timeline/gantt_paint.h"
 
 #include <QAbstractScrollArea>
@@ -21,6 +22,8 @@ public:
     explicit GanttCanvas(QWidget* parent);
 
     static constexpr double kBarScale = 10000.0;
+    /// The keys keyPressEvent handles, for Help > Keyboard shortcuts.
+    static QList<KeyBinding> keyBindings();
 
     GanttData data;
     GanttFrame frame;

@@ -125,12 +125,21 @@ GanttView::GanttView(ScenarioDocument* document, ViewState* state, QWidget* pare
     connect(critical_button_, &QToolButton::toggled, this,
             [this](bool on) { setShowCriticalPath(on); });
     bar->addWidget(critical_button_);
-    bar->addSpacing(12);
+    // The colour key takes five rows in a narrow dock; hidden, the rows get its height (the bars'
+    // tooltips still name every span).
+    QToolButton* key = button(tr("Legend"), tr("Show or hide the colour key"),
+                              [this](bool on) { legend_->setVisible(on); });
+    key->setObjectName(QStringLiteral("ganttLegendButton"));
+    key->setCheckable(true);
+    key->setChecked(true);
+    bar->addStretch(1);
+    // The caption has a line of its own: beside the buttons a 1280-pixel window cut it short.
     caption_->setObjectName(QStringLiteral("ganttCaption"));
     caption_->setTextFormat(Qt::PlainText);
-    caption_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(caption_, 1);
+    caption_->setWordWrap(true);
+    caption_->setContentsMargins(8, 0, 6, 0);
     layout->addLayout(bar);
+    layout->addWidget(caption_);
     layout->addWidget(canvas_, 1);
     layout->addWidget(legend_);
     canvas_->message = tr("No evaluation yet");

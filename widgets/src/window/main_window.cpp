@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
 
@@ -47,7 +48,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     createViews();
     createMenus();
     createStatusBar();
-    resize(1600, 1000);
+    // 1600x1000 unless the screen is smaller (a 1280x800 laptop): a window larger than its
+    // screen hides the right-hand docks and the status line's end.
+    const QSize preferred(1600, 1000);
+    resize(screen() ? preferred.boundedTo(screen()->availableSize()) : preferred);
     arrangeDocks();
     rememberDefaultLayout();
     createFileWatcher();
@@ -119,7 +123,7 @@ void MainWindow::createStatusBar() {
     economics_label_ = make(QStringLiteral("economicsLabel"),
                             tr("Goodput (training time / wall-clock with failures and "
                                "checkpoints) and the expected cost of the run; details in the "
-                               "Time, cost and reliability panel"));
+                               "Time and cost panel"));
     timing_label_ = make(QStringLiteral("timingLabel"),
                          tr("Time of the last evaluation (model) and from the edit to all views "
                             "updated"));

@@ -33,9 +33,9 @@ namespace moe::widgets {
 namespace {
 
 /// Bumped when the dock set changes, so an old saved layout is not restored over a new one.
-constexpr int kLayoutVersion = 3;
+constexpr int kLayoutVersion = 4;
 /// The most a panel may ask for, so the window still fits a 1280 x 800 screen.
-constexpr QSize kMaxPanelMinimum(400, 240);
+constexpr QSize kMaxPanelMinimum(400, 200);
 
 } // namespace
 
@@ -176,8 +176,9 @@ DockSlots dockSlots(const MainWindow& window) {
 } // namespace
 
 void MainWindow::arrangeDocks() {
-    // Left column: the editor (history behind it), What changed below it. Top right: the diagram
-    // and the heatmap side by side. Bottom: the timeline, then the charts and warnings as tabs.
+    // Left column: the editor (history behind it), What changed (warnings behind it) below it.
+    // Top right: the diagram and the heatmap side by side. Bottom: the timeline, then the charts
+    // as tabs.
     const DockSlots d = dockSlots(*this);
     // Everything nests in one dock area: with two areas around the hidden central widget, Qt
     // splits the width between them evenly and ignores resizeDocks().
@@ -192,12 +193,22 @@ void MainWindow::arrangeDocks() {
         splitDockWidget(d.topology, d.heatmap, Qt::Horizontal);
     if (d.gantt && d.charts)
         splitDockWidget(d.gantt, d.charts, Qt::Horizontal);
-    for (QDockWidget* tab : {d.memory, d.reliability, d.warnings, d.compare}) {
+    for (QDockWidget* tab : {d.memory, d.reliability, d.compare}) {
         if (tab && d.charts && tab != d.charts)
             tabifyDockWidget(d.charts, tab);
     }
     if (d.charts)
         d.charts->raise();
+    // Warnings are text like What changed: behind it under the editor, where a list has the
+    // height it needs (the chart tabs are too narrow for five titles at 1280 pixels).
+    if (d.warnings && d.warnings != d.charts) {
+        if (d.what_changed)
+            tabifyDockWidget(d.what_changed, d.warnings);
+        if (d.what_changed)
+            d.what_changed->raise();
+        else if (d.charts)
+            tabifyDockWidget(d.charts, d.warnings);
+    }
     if (d.editor && d.history) {
         tabifyDockWidget(d.editor, d.history);
         d.editor->raise();
@@ -226,11 +237,16 @@ void MainWindow::sizeDocks() {
         resizeDocks({d.topology, d.heatmap}, {rest * 55 / 100, rest * 45 / 100}, Qt::Horizontal);
     if (d.gantt && d.charts)
         resizeDocks({d.gantt, d.charts}, {rest * 58 / 100, rest * 42 / 100}, Qt::Horizontal);
-    if (d.top && d.bottom)
-        resizeDocks({d.top, d.bottom}, {height() * 56 / 100, height() * 44 / 100}, Qt::Vertical);
+    // Heights split what the column has (the window less menus, toolbar and status bar): asking
+    // for the window's whole height grows a 1280x800 window past its screen.
+    if (d.top && d.bottom) {
+        const int column = d.top->height() + d.bottom->height();
+        resizeDocks({d.top, d.bottom}, {column * 56 / 100, column * 44 / 100}, Qt::Vertical);
+    }
     if (d.editor && d.what_changed) {
-        const int panel = std::clamp(height() * 26 / 100, 190, 260);
-        resizeDocks({d.editor, d.what_changed}, {height() - panel, panel}, Qt::Vertical);
+        const int column = d.editor->height() + d.what_changed->height();
+        const int panel = std::clamp(column * 30 / 100, 160, 260);
+        resizeDocks({d.editor, d.what_changed}, {column - panel, panel}, Qt::Vertical);
     }
 }
 

@@ -4,6 +4,7 @@
 
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/document/view_state.h"
+#include "moe_widgets/window/help_dialogs.h"
 #include "moe_widgets/window/interop_dialogs.h"
 
 #include <QAction>
@@ -19,11 +20,35 @@
 
 namespace moe::widgets {
 
+namespace {
+
+// Help pages are windows beside the work, not modal: one of each, raised when asked again.
+template <class Dialog, class... Args> void showDialogOnce(QWidget* owner, Args... args) {
+    auto* dialog = owner->findChild<Dialog*>(QString(), Qt::FindDirectChildrenOnly);
+    if (!dialog) {
+        dialog = new Dialog(args..., owner);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+}
+
+} // namespace
+
 void MainWindow::createMenus() {
     createFileMenu();
     createEditMenu();
     createViewMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* manual = help->addAction(tr("&Model and assumptions…"), QKeySequence::HelpContents,
+                                      this, [this] { showDialogOnce<HelpBrowser>(this); });
+    manual->setObjectName(QStringLiteral("modelHelpAction"));
+    QAction* keys =
+        help->addAction(tr("&Keyboard shortcuts…"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
+                        [this] { showDialogOnce<ShortcutsDialog>(this, menuBar()); });
+    keys->setObjectName(QStringLiteral("shortcutsHelpAction"));
+    help->addSeparator();
     help->addAction(tr("&About MoE Planner"), this, [this] {
         QMessageBox::about(
             this, tr("About MoE Planner"),

@@ -16,7 +16,7 @@ public:
     BreakdownChart(ScenarioDocument* document, ViewState* state, QWidget* parent = nullptr);
 
     QString viewId() const override { return QStringLiteral("breakdown"); }
-    QString viewTitle() const override { return tr("Step breakdown"); }
+    QString viewTitle() const override { return tr("Breakdown"); }
 
     /// Bar categories top to bottom: "Step", then one per pipeline stage.
     int categoryCount() const { return static_cast<int>(labels_.size()); }

@@ -14,7 +14,7 @@ public:
     MemoryChart(ScenarioDocument* document, ViewState* state, QWidget* parent = nullptr);
 
     QString viewId() const override { return QStringLiteral("memory"); }
-    QString viewTitle() const override { return tr("Memory per GPU"); }
+    QString viewTitle() const override { return tr("Memory"); }
 
     int stageCount() const { return stage_count_; }
     /// Sum of the stacked bars of one stage, in bytes (read back from the plot's data).

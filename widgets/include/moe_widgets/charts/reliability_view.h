@@ -22,7 +22,7 @@ public:
     ~ReliabilityView() override;
 
     QString viewId() const override { return QStringLiteral("reliability"); }
-    QString viewTitle() const override { return tr("Time, cost and reliability"); }
+    QString viewTitle() const override { return tr("Time and cost"); }
     QWidget* widget() override { return this; }
     void showResult(const EvaluationResultPtr& result) override;
     QString exportTo(const QString& path) override;

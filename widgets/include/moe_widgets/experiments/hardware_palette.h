@@ -17,6 +17,7 @@
 // re-evaluated live; refused drops show the reason and change nothing. Drags are mouse
 // press/move/release (no QDrag), so they are testable with QTest.
 
+#include "moe_widgets/common/key_bindings.h"
 #include "moe_widgets/document/evaluator.h"
 #include "moe_widgets/document/scenario_document.h"
 
@@ -39,6 +40,8 @@ class HardwareCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit HardwareCanvas(HardwarePalette* palette);
+    /// The keys keyPressEvent handles, for Help > Keyboard shortcuts.
+    static QList<KeyBinding> keyBindings();
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 

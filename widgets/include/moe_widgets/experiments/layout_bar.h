@@ -15,6 +15,7 @@
 
 #include "moe/edits.h"
 #include "moe/scenario.h"
+#include "moe_widgets/common/key_bindings.h"
 #include "moe_widgets/document/evaluator.h"
 
 #include <QVector>
@@ -42,6 +43,8 @@ public:
     };
 
     explicit LayoutBar(ScenarioDocument* document, QWidget* parent = nullptr);
+    /// The keys (and wheel) keyPressEvent and wheelEvent handle, for Help > Keyboard shortcuts.
+    static QList<KeyBinding> keyBindings();
     ~LayoutBar() override;
 
     /// Where each chip is drawn now (widget coordinates); `etp` for the EP chip's ETP arrows.

@@ -14,6 +14,7 @@
 // press/move/release inside the widget (no QDrag), so they are testable with QTest.
 
 #include "moe/scenario.h"
+#include "moe_widgets/common/key_bindings.h"
 #include "moe_widgets/document/evaluator.h"
 #include "moe_widgets/document/scenario_document.h"
 
@@ -48,6 +49,8 @@ class PlacementCanvas : public QWidget {
 public:
     explicit PlacementCanvas(PlacementGrid* grid);
     QSize sizeHint() const override;
+    /// The keys keyPressEvent handles, for Help > Keyboard shortcuts.
+    static QList<KeyBinding> keyBindings();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
