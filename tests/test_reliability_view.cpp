@@ -53,6 +53,13 @@ private slots:
                 best_x = it->key;
             }
         QVERIFY(std::fabs(std::log(best_x * 60 / view.markedOptimum_s())) < std::log(1.2));
+        // Issue 16: the legend never covers the data; it has its own row under the axes, in a
+        // short dock too.
+        view.resize(400, 330);
+        view.plot()->replot();
+        const QRect axes = view.plot()->axisRect()->rect();
+        QVERIFY(!view.plot()->legend->outerRect().intersects(axes));
+        QVERIFY(view.plot()->legend->outerRect().top() >= axes.bottom());
         // The cost table carries the run's figures.
         QTableWidget* table = view.costTable();
         QVERIFY(table->rowCount() >= 10);

@@ -106,8 +106,12 @@ void addStageTotals(QCustomPlot* plot, const Report& report, bool room, const QF
         auto* label = new QCPItemText(plot);
         label->position->setType(QCPItemPosition::ptPlotCoords);
         label->position->setAxes(plot->xAxis, plot->yAxis);
-        label->position->setCoords(s, mem.total_bytes / kGB);
-        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        // Centred over its bar, except the first of many narrow bars: it starts at the bar's left
+        // edge so it does not run over the axis' tick labels.
+        const bool from_left = n > 8 && s == 0;
+        label->position->setCoords(from_left ? s - 0.4 : s, mem.total_bytes / kGB);
+        label->setPositionAlignment((from_left ? Qt::AlignLeft : Qt::AlignHCenter) |
+                                    Qt::AlignBottom);
         label->setPadding(QMargins(0, 0, 0, 3));
         const bool fits = mem.margin_bytes >= 0;
         const QString total = formatBytes(mem.total_bytes);

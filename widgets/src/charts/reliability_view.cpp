@@ -4,6 +4,7 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -87,7 +88,13 @@ ReliabilityView::ReliabilityView(QWidget* parent)
     plot_->plotLayout()->addElement(1, 0, subtitle);
     plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
     plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignHCenter);
+    // The legend gets a row of its own under the axes: inside them it covered the curve and
+    // the Young/Daly optimum in a short dock.
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    plot_->plotLayout()->addElement(3, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(3, 0.001);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot_->legend->setMargins(QMargins(4, 0, 4, 2));
 
     table_->setObjectName(QStringLiteral("reliability-costs"));
     table_->setHorizontalHeaderLabels({tr("Figure"), tr("Value")});
@@ -115,6 +122,13 @@ void ReliabilityView::showResult(const EvaluationResultPtr& result) {
     result_ = result;
     rebuild(false);
     fillTable();
+}
+
+void ReliabilityView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // The title wraps and the ticks thin out to the new width.
+    if (result_ != nullptr && event->size().width() != event->oldSize().width())
+        rebuild(false);
 }
 
 void ReliabilityView::changeEvent(QEvent* event) {
@@ -153,7 +167,7 @@ void ReliabilityView::rebuild(bool for_export) {
 
     // Goodput against the interval between checkpoints, in minutes on a log axis.
     curve_ = plot_->addGraph();
-    curve_->setName(tr("goodput (training time / wall-clock)"));
+    curve_->setName(tr("goodput")); // the axis and the table say what it is
     curve_->setPen(QPen(theme.accent, for_export ? 3.0 : 2.0));
     double lo = 100, hi = 0;
     for (const IntervalPoint& p : e.interval_sweep) {
@@ -201,14 +215,22 @@ void ReliabilityView::rebuild(bool for_export) {
         const double margin = std::max(0.5, (hi - lo) * 0.15);
         plot_->yAxis->setRange(std::max(0.0, lo - margin), std::min(100.0, hi + margin));
     }
-    // Ticks at intervals people schedule by, labelled in their own units.
+    // Ticks at intervals people schedule by, labelled in their own units; a narrow panel keeps
+    // the decades only (1 min, 10 min, 1 h, 10 h, ...) so the labels do not run together.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const std::pair<double, const char*> ticks[] = {
-        {0.5, "30 s"},   {1, "1 min"},     {2, "2 min"},     {5, "5 min"},      {10, "10 min"},
-        {20, "20 min"},  {60, "1 h"},      {120, "2 h"},     {300, "5 h"},      {600, "10 h"},
-        {1440, "1 day"}, {2880, "2 days"}, {7200, "5 days"}, {14400, "10 days"}};
-    for (const auto& [minutes, text] : ticks)
-        ticker->addTick(minutes, QString::fromLatin1(text));
+    const struct {
+        double minutes;
+        const char* text;
+        bool decade;
+    } ticks[] = {{0.5, "30 s", false},    {1, "1 min", true},      {2, "2 min", false},
+                 {5, "5 min", false},     {10, "10 min", true},    {20, "20 min", false},
+                 {60, "1 h", true},       {120, "2 h", false},     {300, "5 h", false},
+                 {600, "10 h", true},     {1440, "1 day", true},   {2880, "2 days", false},
+                 {7200, "5 days", false}, {14400, "10 days", true}};
+    const bool narrow = !for_export && width() < 560;
+    for (const auto& tick : ticks)
+        if (tick.decade || !narrow)
+            ticker->addTick(tick.minutes, QString::fromLatin1(tick.text));
     plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setLabel(tr("training time between checkpoints (log scale)"));
     plot_->yAxis->setLabel(tr("goodput (%)"));

@@ -193,7 +193,7 @@ CompareView::CompareView(ScenarioDocument* document, ViewState* state, QWidget* 
     pin->setObjectName(QStringLiteral("pinBaselineButton"));
     pin->setToolTip(tr("Compare every later edit with the design as it is now"));
     connect(pin, &QPushButton::clicked, this, &CompareView::pinCurrent);
-    auto* open = new QPushButton(tr("Open baseline file…"), this);
+    auto* open = new QPushButton(tr("Open baseline…"), this);
     open->setToolTip(tr("Compare with another scenario file"));
     connect(open, &QPushButton::clicked, this, &CompareView::openBaselineDialog);
     auto* keep = new QPushButton(tr("Keep variant"), this);
@@ -205,8 +205,11 @@ CompareView::CompareView(ScenarioDocument* document, ViewState* state, QWidget* 
     bar->addWidget(pin);
     bar->addWidget(open);
     bar->addWidget(keep);
-    bar->addWidget(baseline_label_, 1);
+    bar->addStretch(1);
     layout->addLayout(bar);
+    // Under the buttons, wrapped: beside them a 1280-pixel window cut it off.
+    baseline_label_->setWordWrap(true);
+    layout->addWidget(baseline_label_);
 
     tabs_ = new QTabWidget(this);
     layout->addWidget(tabs_, 1);

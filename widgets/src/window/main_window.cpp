@@ -49,10 +49,13 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     createMenus();
     createStatusBar();
     // 1600x1000 unless the screen is smaller (a 1280x800 laptop): a window larger than its
-    // screen hides the right-hand docks and the status line's end.
+    // screen hides the right-hand docks and the status line's end. Applied again after the docks
+    // are placed: splitting them by their size hints grows the window (1280x800 -> 1280x945).
     const QSize preferred(1600, 1000);
-    resize(screen() ? preferred.boundedTo(screen()->availableSize()) : preferred);
+    const QSize initial = screen() ? preferred.boundedTo(screen()->availableSize()) : preferred;
+    resize(initial);
     arrangeDocks();
+    resize(initial);
     rememberDefaultLayout();
     createFileWatcher();
 

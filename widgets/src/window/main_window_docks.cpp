@@ -21,6 +21,7 @@
 #include <QDockWidget>
 #include <QLayout>
 #include <QMenu>
+#include <QScreen>
 #include <QSettings>
 #include <QToolBar>
 #include <QUndoStack>
@@ -273,8 +274,13 @@ void MainWindow::showEvent(QShowEvent* event) {
 void MainWindow::restoreLayout() {
     QSettings settings;
     const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
-    if (!geometry.isEmpty())
+    if (!geometry.isEmpty()) {
         restoreGeometry(geometry);
+        // Saved on a larger monitor: shrink to this screen rather than hide docks off its edge.
+        const QSize room = screen() ? screen()->availableSize() : size();
+        if (width() > room.width() || height() > room.height())
+            resize(size().boundedTo(room));
+    }
     const QByteArray state = settings.value(QStringLiteral("windowState")).toByteArray();
     if (!state.isEmpty())
         layout_restored_ = restoreState(state, kLayoutVersion);

@@ -35,6 +35,7 @@ public:
     double markedOptimum_s() const;
 
 protected:
+    void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
