@@ -11,6 +11,7 @@
 #include "moe_widgets/document/view_state.h"
 #include "moe_widgets/topology/topology_view.h"
 
+#include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
@@ -91,10 +93,20 @@ struct SideViews {
     HeatmapView* current_heatmap = nullptr;
 };
 
-/// Topology and heatmap of both designs on `page`, the baseline's left of the current ones.
+/// Topology or heatmap of both designs on `page`, the baseline's left of the current one; a
+/// chooser switches both sides at once. One view per side at a time: with the four stacked in a
+/// dock each got a quarter of it and their axis labels ran into each other.
 SideViews makeSideViews(QWidget* page, ScenarioDocument* document, ViewState* state) {
     auto* grid = new QGridLayout(page);
     grid->setContentsMargins(0, 0, 0, 0);
+    auto* shown = new QComboBox(page);
+    shown->setObjectName(QStringLiteral("compareSideChooser"));
+    shown->addItems({CompareView::tr("Topology"), CompareView::tr("Expert load")});
+    auto* chooser_row = new QHBoxLayout;
+    chooser_row->addWidget(new QLabel(CompareView::tr("Show"), page));
+    chooser_row->addWidget(shown);
+    chooser_row->addStretch(1);
+    grid->addLayout(chooser_row, 0, 0, 1, 2);
     SideViews v;
     v.baseline_topology = new TopologyView(document, state, page);
     v.baseline_heatmap = new HeatmapView(document, state, page);
@@ -102,16 +114,22 @@ SideViews makeSideViews(QWidget* page, ScenarioDocument* document, ViewState* st
     v.current_heatmap = new HeatmapView(document, state, page);
     auto* baseline_caption = new QLabel(CompareView::tr("<b>Baseline</b>"), page);
     auto* current_caption = new QLabel(CompareView::tr("<b>Current</b>"), page);
-    grid->addWidget(baseline_caption, 0, 0);
-    grid->addWidget(current_caption, 0, 1);
-    grid->addWidget(v.baseline_topology, 1, 0);
-    grid->addWidget(v.current_topology, 1, 1);
-    grid->addWidget(v.baseline_heatmap, 2, 0);
-    grid->addWidget(v.current_heatmap, 2, 1);
-    for (QWidget* w :
-         {static_cast<QWidget*>(v.baseline_topology), static_cast<QWidget*>(v.baseline_heatmap),
-          static_cast<QWidget*>(v.current_topology), static_cast<QWidget*>(v.current_heatmap)})
-        w->setMinimumSize(160, 120);
+    grid->addWidget(baseline_caption, 1, 0);
+    grid->addWidget(current_caption, 1, 1);
+    auto* baseline_stack = new QStackedWidget(page);
+    auto* current_stack = new QStackedWidget(page);
+    baseline_stack->addWidget(v.baseline_topology);
+    baseline_stack->addWidget(v.baseline_heatmap);
+    current_stack->addWidget(v.current_topology);
+    current_stack->addWidget(v.current_heatmap);
+    grid->addWidget(baseline_stack, 2, 0);
+    grid->addWidget(current_stack, 2, 1);
+    grid->setRowStretch(2, 1);
+    for (QStackedWidget* stack : {baseline_stack, current_stack}) {
+        stack->setMinimumSize(160, 120);
+        QObject::connect(shown, &QComboBox::currentIndexChanged, stack,
+                         &QStackedWidget::setCurrentIndex);
+    }
     return v;
 }
 
