@@ -5,11 +5,16 @@
 // `moe-planner --report` writes the same headless.
 #include "moe/design_summary.h"
 #include "moe/scenario_io.h"
+#include "moe_widgets/charts/heatmap_view.h"
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/document/view_state.h"
 #include "moe_widgets/report/compare_view.h"
 #include "moe_widgets/report/design_report.h"
+#include "moe_widgets/topology/topology_view.h"
 #include "test_support.h"
+
+#include <QComboBox>
+#include <QTabWidget>
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -85,6 +90,7 @@ private slots:
     void compareWithItselfShowsZeroDeltas();
     void compareShowsEpChange();
     void variantsRankAndLoadAsOneUndoStep();
+    void sideBySideShowsOneViewPerDesign();
     void baselineFileIsEvaluatedOffTheGuiThread();
     void pdfPagesAndText();
     void firstPageArgues();
@@ -205,6 +211,40 @@ void TestReport::variantsRankAndLoadAsOneUndoStep() {
     QCOMPARE(document.scenario().layout.ep, 16);
     document.undoStack()->undo();
     QCOMPARE(document.scenario().layout.ep, 8);
+}
+
+// Issue 16: Compare > Topology & heatmap shows the topology of both designs, or their heatmaps,
+// each with the page's full height (four stacked views got a quarter each).
+void TestReport::sideBySideShowsOneViewPerDesign() {
+    ScenarioDocument document;
+    ViewState state;
+    CompareView view(&document, &state);
+    view.resize(500, 420);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* tabs = view.findChild<QTabWidget*>();
+    QVERIFY(tabs != nullptr);
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i).startsWith("Topology"))
+            tabs->setCurrentIndex(i);
+    const auto visible = [&view](auto* type) {
+        int n = 0;
+        for (auto* w : view.findChildren<std::remove_pointer_t<decltype(type)>*>())
+            n += w->isVisible() ? 1 : 0;
+        return n;
+    };
+    QCOMPARE(visible(static_cast<TopologyView*>(nullptr)), 2);
+    QCOMPARE(visible(static_cast<HeatmapView*>(nullptr)), 0);
+    auto* chooser = view.findChild<QComboBox*>("compareSideChooser");
+    QVERIFY(chooser != nullptr);
+    chooser->setCurrentIndex(1);
+    QCOMPARE(visible(static_cast<TopologyView*>(nullptr)), 0);
+    QCOMPARE(visible(static_cast<HeatmapView*>(nullptr)), 2);
+    // Each view has the page's height less the chooser and captions, not a quarter of it.
+    for (auto* heatmap : view.findChildren<HeatmapView*>())
+        if (heatmap->isVisible())
+            QVERIFY2(heatmap->height() > tabs->currentWidget()->height() * 2 / 3,
+                     qPrintable(QString::number(heatmap->height())));
 }
 
 // Opening a baseline file returns at once; the worker's result becomes the baseline, unless a
