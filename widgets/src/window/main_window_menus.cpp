@@ -23,6 +23,7 @@ void MainWindow::createMenus() {
     createFileMenu();
     createEditMenu();
     createViewMenu();
+    createToolsMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About MoE Planner"), this, [this] {
         QMessageBox::about(
