@@ -247,6 +247,10 @@ void LayoutSearchDialog::onFinished() {
     thread_ = nullptr;
     result_ = std::move(run_->result);
     onProgress();
+    if (total_ == 0) { // refused before the first structure: no busy bar left running
+        progress_->setRange(0, 1);
+        progress_->setValue(0);
+    }
     search_button_->setEnabled(true);
     cancel_button_->setEnabled(false);
     if (result_.interrupted) {
