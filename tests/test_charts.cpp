@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -493,12 +494,23 @@ private slots:
         QVERIFY(svg_file.open(QIODevice::ReadOnly));
         const QByteArray svg_text = svg_file.readAll();
         QVERIFY2(svg_text.contains(name.toUtf8()), "the SVG names the scenario");
-        // The exported Gantt keys its critical path: outlined spans and a dashed connector.
-        if (view == QLatin1String("gantt"))
-            QVERIFY(svg_text.contains("critical path (outlined; dashed: to another stage)"));
         // A DualPipe Gantt row is a rank running two stages' chunks: the last one pairs with 0.
         const bool dual_gantt = view == QLatin1String("gantt") &&
                                 result->scenario.layout.schedule == PipelineSchedule::dualpipe;
+        if (view == QLatin1String("gantt")) {
+            // It keys its critical path, outlined in the critical-path colour (ViewTheme's
+            // magenta #d6246e, which no span uses) with a dashed connector.
+            QVERIFY(svg_text.contains("critical path (outlined; dashed: to another stage)"));
+            QVERIFY(svg_text.contains("stroke=\"#d6246e\""));
+            // Fit for a slide: no tree triangles (the screen's ▸/▾, closed three-point paths;
+            // a slide cannot open a row) and headed label columns.
+            static const QRegularExpression triangle(
+                R"(<path[^>]* d="M([\d.]+),([\d.]+) L[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L\1,\2")");
+            QVERIFY2(!triangle.match(QString::fromUtf8(svg_text)).hasMatch(),
+                     "tree triangles in the Gantt export");
+            QVERIFY(svg_text.contains(dual_gantt ? "Rank › node › GPU" : "Stage › node › GPU"));
+            QVERIFY(svg_text.contains("waiting for hot GPU"));
+        }
         const QByteArray last_stage = (view == QLatin1String("memory") ? QStringLiteral("%1")
                                        : dual_gantt ? QStringLiteral("Rank %1 · stages %1 + 0")
                                                     : QStringLiteral("Stage %1"))
@@ -511,6 +523,8 @@ private slots:
         const QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 1600 && image.height() >= 900);
+        // Every view's PNG is twice its page (the SVG's view box): sharp on a projector.
+        QCOMPARE(image.size(), renderer.viewBox().size() * 2);
         // Not a blank page: many distinct colours.
         std::set<QRgb> colours;
         for (int y = 0; y < image.height(); y += 7)

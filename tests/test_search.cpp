@@ -544,6 +544,88 @@ private slots:
         QCOMPARE(done_last, last_total);
     }
 
+    /// On several threads (workers finish structures in any order) the calls still count 1, 2,
+    /// ... total one after the other, and a stop is the last call: the app's progress bar only
+    /// moves forward and its Cancel stops the search at once.
+    void progressIsMonotoneAndStopsOnSeveralThreads() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        SearchOptions o;
+        o.threads = 4;
+        std::vector<int64_t> seen;
+        int64_t total_seen = 0;
+        o.progress = [&](int64_t done, int64_t total) {
+            seen.push_back(done); // not thread-safe unless the calls never overlap
+            total_seen = total;
+            return true;
+        };
+        QVERIFY(!searchLayouts(*s, o).interrupted);
+        QVERIFY(total_seen > 8);
+        QCOMPARE(static_cast<int64_t>(seen.size()), total_seen);
+        for (size_t i = 0; i < seen.size(); ++i)
+            QCOMPARE(seen[i], static_cast<int64_t>(i + 1));
+        // Stop at the third structure: no call after it, though three workers were still busy.
+        seen.clear();
+        o.progress = [&](int64_t done, int64_t) {
+            seen.push_back(done);
+            return done < 3;
+        };
+        const SearchResult stopped = searchLayouts(*s, o);
+        QVERIFY(stopped.interrupted);
+        QVERIFY(!stopped.found());
+        QCOMPARE(seen, (std::vector<int64_t>{1, 2, 3}));
+    }
+
+    /// The table's columns group the step items; each item is a distinct power of two, so a
+    /// column's value names the items it holds: compute = attention 1 + dense FFN 2 + router 4 +
+    /// expert compute 8 + optimizer 1024 = 1039; all-to-all 16; TP+CP = 32 + 64 = 96;
+    /// pipeline = pp send 128 + bubble 256 = 384; DP sync 512; imbalance 2048. Every item is in
+    /// exactly one column: they add up to 2^12 - 1 = 4095.
+    void stepColumnsGroupTheItems() {
+        SearchFigures f;
+        for (int i = 0; i < kStepItemCount; ++i)
+            f.step.seconds[static_cast<size_t>(i)] = std::ldexp(1.0, i);
+        const SearchStepColumns c = stepColumnsOf(f);
+        QCOMPARE(c.compute_s, 1039.0);
+        QCOMPARE(c.all_to_all_s, 16.0);
+        QCOMPARE(c.tp_cp_s, 96.0);
+        QCOMPARE(c.pipeline_s, 384.0);
+        QCOMPARE(c.dp_sync_s, 512.0);
+        QCOMPARE(c.imbalance_s, 2048.0);
+        QCOMPARE(c.compute_s + c.all_to_all_s + c.tp_cp_s + c.pipeline_s + c.dp_sync_s +
+                     c.imbalance_s,
+                 4095.0);
+    }
+
+    /// A ranked row's explanation: the winner's is the search's; the runner-up's says against
+    /// the winner exactly what the search's "Runner-up (#2)" line says.
+    void explainRankedReusesTheExplanation() {
+        const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
+        QVERIFY(s);
+        SearchOptions o;
+        const SearchResult r = searchLayouts(*s, o);
+        QVERIFY(r.ranked.size() >= 2);
+        QCOMPARE(explainRanked(r, o, 0), r.explanation);
+        QVERIFY(explainRanked(r, o, r.ranked.size()).empty());
+        const std::vector<std::string> second = explainRanked(r, o, 1);
+        QVERIFY(!second.empty());
+        QCOMPARE(second.front().rfind("#2: " + layoutSummary(r.ranked[1].scenario) + " - ", 0),
+                 size_t{0});
+        const std::string runner_up = lineWith(r.explanation, "Runner-up (#2): ", {});
+        const std::string against = lineWith(second, "Against the winner (#1): ", {});
+        QVERIFY2(!runner_up.empty() && !against.empty(), joined(second).c_str());
+        QCOMPARE(against.substr(std::string("Against the winner (#1): ").size()),
+                 runner_up.substr(std::string("Runner-up (#2): ").size()));
+        // On this sample #2 is 6.6 ms faster than #1 (2.53 s vs 2.54 s) but splits a replica
+        // over PP=4 GPUs against the winner's TP=2: the tie rule is said.
+        if (r.ranked[1].figures.step_time_s < r.ranked[0].figures.step_time_s)
+            QVERIFY2(!lineWith(second, "Ranked below the winner though ", {"tie margin"}).empty(),
+                     joined(second).c_str());
+        QVERIFY2(!lineWith(second, "Memory", {"this layout"}).empty() ||
+                     !lineWith(second, "Memory left", {}).empty(),
+                 joined(second).c_str());
+    }
+
     void pinsRestrictTheSpace() {
         const auto s = loadSample("dgx-h100-8x8-moe16.yaml");
         QVERIFY(s);

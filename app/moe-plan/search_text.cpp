@@ -14,27 +14,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-double item(const SearchFigures& f, StepItem i) {
-    return f.step[i];
-}
-
-/// The step-time breakdown grouped into the columns a layout decision moves.
-struct Columns {
-    double compute, a2a, tp_cp, pipeline, dp_sync, imbalance;
-};
-Columns columnsOf(const SearchFigures& f) {
-    Columns c{};
-    c.compute = item(f, StepItem::attention) + item(f, StepItem::dense_ffn) +
-                item(f, StepItem::router) + item(f, StepItem::expert_compute) +
-                item(f, StepItem::optimizer);
-    c.a2a = item(f, StepItem::all_to_all);
-    c.tp_cp = item(f, StepItem::tp_comm) + item(f, StepItem::cp_comm);
-    c.pipeline = item(f, StepItem::bubble) + item(f, StepItem::pp_comm);
-    c.dp_sync = item(f, StepItem::dp_sync);
-    c.imbalance = item(f, StepItem::imbalance_wait);
-    return c;
-}
-
 std::string orderText(const RankOrder& order) {
     return toString(order);
 }
@@ -75,7 +54,7 @@ void addCandidateRow(TextTable& table, const SearchCandidate& c) {
     const Scenario& s = c.scenario;
     const LayoutSpec& l = s.layout;
     const SearchFigures& f = c.figures;
-    const Columns col = columnsOf(f);
+    const SearchStepColumns col = stepColumnsOf(f);
     std::vector<std::string> row = {rankText(c), std::to_string(l.tp), std::to_string(l.cp),
                                     std::to_string(l.pp), std::to_string(l.dp)};
     if (s.model.isMoe()) {
@@ -85,9 +64,9 @@ void addCandidateRow(TextTable& table, const SearchCandidate& c) {
     row.insert(row.end(),
                {scheduleText(l), std::to_string(s.training.micro_batch),
                 toString(s.training.recompute), formatSeconds(f.step_time_s, UnitStyle::ascii),
-                formatCount(f.tokens_per_s), formatSeconds(col.compute, UnitStyle::ascii),
-                dash(col.a2a), dash(col.tp_cp), dash(col.pipeline), dash(col.dp_sync),
-                dash(col.imbalance),
+                formatCount(f.tokens_per_s), formatSeconds(col.compute_s, UnitStyle::ascii),
+                dash(col.all_to_all_s), dash(col.tp_cp_s), dash(col.pipeline_s),
+                dash(col.dp_sync_s), dash(col.imbalance_s),
                 formatBytes(f.memory_bytes, UnitStyle::ascii) + (f.fits ? "" : " !"),
                 formatBytes(f.cross_node_bytes, UnitStyle::ascii)});
     table.addRow(std::move(row));

@@ -61,7 +61,9 @@ struct SearchOptions {
     double tie_share = 0.005;
     SearchObjective objective = SearchObjective::step_time;
     /// Called after each structure (a combination of degrees) with (done, total) of the
-    /// shard's structures; returning false stops the search (the result is then `interrupted`).
+    /// shard's structures; returning false stops the search (the result is then `interrupted`)
+    /// once the structures already running finish. Calls never overlap, `done` never decreases,
+    /// and there is no call after the one that returned false.
     ProgressFn progress;
 };
 
@@ -214,6 +216,25 @@ SearchPart searchPart(const Scenario& scenario, const SearchOptions& options,
 /// are missing or repeated). Times add up (cpu_s) or take the slowest part (elapsed_s).
 SearchResult mergeSearchParts(const Scenario& scenario, const SearchOptions& options,
                               const std::vector<SearchPart>& parts);
+
+/// Why ranked candidate `index` (0-based into result.ranked) places where it does: for the
+/// winner, result.explanation; for the others, its figures, how it differs from the winner and
+/// what it loses (as the explanation words its alternatives), its layout, collectives and memory.
+/// `options` are the search's. Empty when `index` is out of range. Evaluates two layouts.
+std::vector<std::string> explainRanked(const SearchResult& result, const SearchOptions& options,
+                                       size_t index);
+
+/// A layout's step time grouped into the parts a layout decision moves: the columns of
+/// moe-plan search's table and of the app's search dialog.
+struct SearchStepColumns {
+    double compute_s = 0;    ///< attention + dense FFN + router + expert compute + optimizer
+    double all_to_all_s = 0; ///< MoE dispatch and combine
+    double tp_cp_s = 0;      ///< TP and CP collectives
+    double pipeline_s = 0;   ///< pipeline bubble and sends
+    double dp_sync_s = 0;    ///< gradient synchronisation
+    double imbalance_s = 0;  ///< waiting for the hottest EP rank
+};
+SearchStepColumns stepColumnsOf(const SearchFigures& figures);
 
 /// Checks pins without searching: one diagnostic per unknown key or unreadable value.
 Diagnostics checkPins(const std::vector<std::string>& pins);

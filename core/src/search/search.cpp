@@ -93,6 +93,19 @@ SearchFigures figuresOf(const Report& r) {
     return f;
 }
 
+SearchStepColumns stepColumnsOf(const SearchFigures& f) {
+    const StepBreakdown& b = f.step;
+    SearchStepColumns c;
+    c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
+                  b[StepItem::expert_compute] + b[StepItem::optimizer];
+    c.all_to_all_s = b[StepItem::all_to_all];
+    c.tp_cp_s = b[StepItem::tp_comm] + b[StepItem::cp_comm];
+    c.pipeline_s = b[StepItem::bubble] + b[StepItem::pp_comm];
+    c.dp_sync_s = b[StepItem::dp_sync];
+    c.imbalance_s = b[StepItem::imbalance_wait];
+    return c;
+}
+
 std::string layoutSummary(const Scenario& s) {
     const LayoutSpec& l = s.layout;
     std::string out = "TP=" + std::to_string(l.tp) + " CP=" + std::to_string(l.cp) +

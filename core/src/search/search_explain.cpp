@@ -164,7 +164,7 @@ namespace {
 /// What memory forced: for each dimension the winner raised above its cheapest value, whether
 /// the next smaller value fits.
 void explainMemory(const Scenario& win, const SearchFigures& wf, double reserve_share,
-                   std::vector<std::string>& lines) {
+                   std::vector<std::string>& lines, const std::string& who = "the winner") {
     const LayoutSpec& l = win.layout;
     const int gpus = win.cluster.gpuCount();
     std::vector<std::string> forced;
@@ -243,7 +243,7 @@ void explainMemory(const Scenario& win, const SearchFigures& wf, double reserve_
     const std::string headroom = gb(wf.margin_bytes) + " of " + gb(wf.hbm_bytes) + " to spare (" +
                                  gb(wf.memory_bytes) + " used on the tightest GPU)";
     if (forced.empty()) {
-        lines.push_back("Memory forced nothing: the winner has " + headroom);
+        lines.push_back("Memory forced nothing: " + who + " has " + headroom);
     } else {
         for (const std::string& f : forced)
             lines.push_back("Memory: " + f);
@@ -432,6 +432,14 @@ void explainAlternatives(const Scenario& input, const std::vector<Evaluated>& al
     show(first_with([&](const LayoutSpec& l) { return l.pp != wl.pp; }), "Best with another PP");
 }
 
+/// A layout and its figures: "TP=1 ... recompute none - 1.23 s per step, 456,789 tokens/s, MFU
+/// 41.0%, 60.1 GB of 80.0 GB per GPU".
+std::string headline(const Scenario& s, const SearchFigures& f) {
+    return layoutSummary(s) + " - " + seconds(f.step_time_s) + " per step, " +
+           count(f.tokens_per_s) + " tokens/s, MFU " + fmt("%.1f%%", f.mfu * 100) + ", " +
+           gb(f.memory_bytes) + " of " + gb(f.hbm_bytes) + " per GPU";
+}
+
 /// Why the winner wins: its figures, a near-tie the tie rule passed over, its layout, its
 /// collectives and memory, and what the alternatives lose.
 void explainWinner(const Scenario& input, const SearchOptions& options,
@@ -440,10 +448,8 @@ void explainWinner(const Scenario& input, const SearchOptions& options,
         withLayout(input, all.front().layout, all.front().micro_batch, all.front().recompute);
     const Report wr = evaluate(winner);
     const SearchFigures wf = figuresOf(wr);
-    lines.push_back("Best (" + std::string(toString(options.objective)) + "): " +
-                    layoutSummary(winner) + " - " + seconds(wf.step_time_s) + " per step, " +
-                    count(wf.tokens_per_s) + " tokens/s, MFU " + fmt("%.1f%%", wf.mfu * 100) +
-                    ", " + gb(wf.memory_bytes) + " of " + gb(wf.hbm_bytes) + " per GPU");
+    lines.push_back("Best (" + std::string(toString(options.objective)) +
+                    "): " + headline(winner, wf));
     const auto fastest =
         std::min_element(all.begin(), all.end(), [](const Evaluated& a, const Evaluated& b) {
             return a.figures.step_time_s < b.figures.step_time_s;
@@ -504,3 +510,42 @@ std::vector<std::string> explainSearch(const Scenario& input, const SearchOption
 }
 
 } // namespace moe::search_detail
+
+namespace moe {
+
+std::vector<std::string> explainRanked(const SearchResult& result, const SearchOptions& options,
+                                       size_t index) {
+    using namespace search_detail;
+    if (index >= result.ranked.size())
+        return {};
+    if (index == 0)
+        return result.explanation;
+    // The words of the explanation's alternatives ("Runner-up (#2): ..."), with the candidate's
+    // own layout, collectives and memory, as the explanation gives them for the winner.
+    const SearchCandidate& c = result.ranked[index];
+    const Scenario& winner = result.ranked.front().scenario;
+    const Report wr = evaluate(winner);
+    const Report cr = evaluate(c.scenario);
+    const SearchFigures cf = figuresOf(cr);
+    std::vector<std::string> lines;
+    lines.push_back("#" + std::to_string(c.rank) + ": " + headline(c.scenario, cf));
+    lines.push_back("Against the winner (#1): " + differences(winner, c.scenario, cr) + ": " +
+                    loss(c.scenario, wr, cr));
+    if (cf.step_time_s < wr.step_time_s)
+        lines.push_back("Ranked below the winner though " +
+                        seconds(wr.step_time_s - cf.step_time_s) + " faster: within the " +
+                        fmt("%.1f%%", 100.0 * options.tie_share) +
+                        " tie margin the search prefers less model parallelism, and it splits "
+                        "each model replica over TP x CP x PP = " +
+                        std::to_string(modelParallelSize(c.scenario.layout)) + " GPUs instead of " +
+                        std::to_string(modelParallelSize(winner.layout)));
+    if (c.is_input)
+        lines.push_back("This is the scenario's own layout");
+    for (const std::string& d : cr.layout_description)
+        lines.push_back("Layout: " + d);
+    explainCollectives(c.scenario, cr, lines);
+    explainMemory(c.scenario, cf, options.memory_reserve_share, lines, "this layout");
+    return lines;
+}
+
+} // namespace moe

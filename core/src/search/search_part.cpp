@@ -12,6 +12,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 namespace moe {
@@ -98,11 +99,15 @@ SearchPart searchPart(const Scenario& input, const SearchOptions& options, Searc
                threads, static_cast<unsigned>(std::max<size_t>(1, inside.size() + wide.size()))));
     part.threads = static_cast<int>(threads);
     const int64_t total = static_cast<int64_t>(inside.size() + wide.size());
-    std::atomic<int64_t> done{0};
+    // Progress is reported under a lock, so a caller sees `done` only grow (workers finish
+    // structures in any order) and is never called again once it asked to stop.
+    std::mutex progress_lock;
+    int64_t done = 0;
     std::atomic<bool> go_on{true};
     const std::function<bool()> step = [&] {
-        const int64_t now = ++done;
-        if (options.progress && !options.progress(std::min(now, total), total))
+        const std::lock_guard<std::mutex> lock(progress_lock);
+        ++done;
+        if (go_on && options.progress && !options.progress(std::min(done, total), total))
             go_on = false;
         return go_on.load();
     };

@@ -3,12 +3,8 @@
 #include "timeline/gantt_canvas.h"
 
 #include <QFileInfo>
-#include <QImage>
 #include <QLabel>
-#include <QPageSize>
 #include <QPainter>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 
 #include <algorithm>
 
@@ -21,7 +17,14 @@ namespace {
 
 constexpr int kWidth = 1600;
 constexpr int kMargin = 32;
-constexpr int kExportLabelWidth = 260;
+constexpr int kExportLabelWidth = 330; ///< the row names and the hot-GPU wait, both headed
+/// A slide's transfers (all-to-all, TP, CP, PP, gradient sync) are at least this wide and tall,
+/// in logical pixels (4 device pixels in the 2x PNG): on the 2048-GPU DeepSeek-V3 sample one
+/// pixel is 13 ms and an all-to-all lasts well under one.
+constexpr double kMinTransferPx = 2.0;
+/// Time 0 sits this far right of the label column, so that the "0 s" tick label clears the
+/// column's heading.
+constexpr int kAxisInset = 10;
 constexpr int kSlideHeight = 900; ///< rows are chosen and scaled to fill this
 constexpr int kHeaderHeight = 100;
 constexpr int kFooterHeight = 28;
@@ -150,19 +153,39 @@ private:
                    caption);
     }
 
+    /// The label column's headings, on the axis' line: what the rows are and, for MoE, the
+    /// share of the step each GPU waits for its EP group's hottest GPU.
+    void paintColumnHeads(QPainter& p, int chart_top) const {
+        const GanttData& d = *data;
+        const bool dual = std::any_of(d.rows.begin(), d.rows.end(),
+                                      [](const GanttRow& r) { return r.partner_stage >= 0; });
+        QFont head = fonts.small;
+        head.setBold(true);
+        p.setFont(head);
+        p.setPen(theme.text);
+        const QRect cell(kMargin + 8, chart_top, kExportLabelWidth - 13, kAxisHeight - 4);
+        p.drawText(cell, Qt::AlignBottom | Qt::AlignLeft,
+                   dual ? GanttView::tr("Rank › node › GPU") : GanttView::tr("Stage › node › GPU"));
+        if (d.moe)
+            p.drawText(cell, Qt::AlignBottom | Qt::AlignRight,
+                       GanttView::tr("waiting for hot GPU"));
+        p.setPen(QPen(theme.muted, 1));
+        p.drawLine(QPointF(kMargin, chart_top + kAxisHeight - 0.5),
+                   QPointF(kMargin + kExportLabelWidth, chart_top + kAxisHeight - 0.5));
+    }
+
     void paintChart(QPainter& p, int chart_top, const QRect& rows_rect) const {
         const GanttData& d = *data;
-        if (d.moe) {
-            p.setFont(fonts.small);
-            p.setPen(theme.muted);
-            p.drawText(QRect(kMargin + 8, chart_top, kExportLabelWidth - 16, kAxisHeight - 2),
-                       Qt::AlignVCenter | Qt::AlignRight, GanttView::tr("waiting for hot GPU"));
-        }
+        paintColumnHeads(p, chart_top);
         paintAxis(
             p,
             QRect(kMargin + kExportLabelWidth, chart_top, chart_w - kExportLabelWidth, kAxisHeight),
             axis, d, theme, fonts.small);
-        paintRows(p, rows_rect, 0, kExportLabelWidth, axis, frame, theme, fonts.base, fonts.small);
+        RowStyle style;
+        style.tree_marks = false;
+        style.min_transfer_px = kMinTransferPx;
+        paintRows(p, rows_rect, 0, kExportLabelWidth, axis, frame, theme, fonts.base, fonts.small,
+                  style);
         p.save();
         const QRect grid(kMargin + kExportLabelWidth, rows_rect.top(), chart_w - kExportLabelWidth,
                          rows_h);
@@ -175,54 +198,15 @@ private:
         p.setFont(fonts.small);
         p.setPen(theme.muted);
         p.drawText(QRect(kMargin, height - kMargin - 18, chart_w, 18), Qt::AlignLeft,
-                   GanttView::tr(
-                       "Rows: pipeline stage › node › GPU. Under each row: the communication lane "
-                       "(all-to-all, TP, CP, PP) and the gradient-sync lane. Folded bands: colours "
-                       "= what the time went to, height = how busy."));
+                   GanttView::tr("Under each row: the communication lane (all-to-all, TP, CP, "
+                                 "PP; at least %1 px wide so that none vanishes) and the "
+                                 "gradient-sync lane. Folded bands: colours = what the time went "
+                                 "to, height = how busy.")
+                       .arg(kMinTransferPx, 0, 'f', 0));
         p.drawText(QRect(kMargin, height - kMargin - 18, chart_w, 18), Qt::AlignRight,
                    QStringLiteral("MoE Planner"));
     }
 };
-
-QString writePng(QIODevice& device, const ExportPage& page, const QString& failed) {
-    QImage image(kWidth, page.height, QImage::Format_ARGB32_Premultiplied);
-    image.fill(page.theme.background);
-    {
-        QPainter p(&image);
-        page.paint(p);
-    }
-    return image.save(&device, "PNG", detail::kPngQuality) ? QString() : failed;
-}
-
-QString writeSvg(QIODevice& device, const ExportPage& page, const QString& title,
-                 const QString& failed) {
-    QSvgGenerator generator;
-    generator.setOutputDevice(&device);
-    generator.setSize(QSize(kWidth, page.height));
-    generator.setViewBox(QRect(0, 0, kWidth, page.height));
-    generator.setTitle(detail::xmlText(title));
-    generator.setDescription(QStringLiteral("MoE Planner"));
-    QPainter p;
-    if (!p.begin(&generator))
-        return failed;
-    page.paint(p);
-    return p.end() ? QString() : failed;
-}
-
-QString writePdf(QIODevice& device, const ExportPage& page, const QString& title,
-                 const QString& failed) {
-    QPdfWriter writer(&device);
-    writer.setResolution(72);
-    writer.setPageSize(QPageSize(QSizeF(kWidth, page.height), QPageSize::Point));
-    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    writer.setTitle(title);
-    writer.setCreator(QStringLiteral("MoE Planner"));
-    QPainter p;
-    if (!p.begin(&writer))
-        return failed;
-    page.paint(p);
-    return p.end() ? QString() : failed;
-}
 
 } // namespace
 
@@ -253,18 +237,14 @@ QString GanttView::exportTo(const QString& path) {
     page.rows_h = page.message.isEmpty() ? page.frame.totalHeight() : 200;
     page.height = std::max(kSlideHeight, chrome_h + page.rows_h);
     page.axis = (canvas_->fitted ? GanttTimeAxis::fit(d.total_s(), 0, 1) : canvas_->axis)
-                    .resized(kMargin + kExportLabelWidth, page.chart_w - kExportLabelWidth - 10);
+                    .resized(kMargin + kExportLabelWidth + kAxisInset,
+                             page.chart_w - kExportLabelWidth - kAxisInset - 10);
 
+    // The page writer every view uses: SVG and PDF stay vector, PNG at twice the size.
     const QString title =
         tr("Step timeline — %1").arg(QString::fromStdString(result_->scenario.name));
-    return detail::saveAtomically(path, [&](QIODevice& device) -> QString {
-        const QString failed = tr("could not write %1").arg(path);
-        if (suffix == QLatin1String("png"))
-            return writePng(device, page, failed);
-        if (suffix == QLatin1String("svg"))
-            return writeSvg(device, page, title, failed);
-        return writePdf(device, page, title, failed);
-    });
+    return detail::exportPage(path, QSizeF(kWidth, page.height), title,
+                              [&](QPainter& p, const QRectF&) { page.paint(p); });
 }
 
 } // namespace moe::widgets

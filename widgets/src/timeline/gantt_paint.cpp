@@ -50,11 +50,14 @@ private:
 
 class Folder {
 public:
-    Folder(RectBatch& painter, RectBatch& overlay, const QRectF& lane, bool strip)
+    /// `min_px`: the narrowest width and height a span or band of this lane is drawn with.
+    Folder(RectBatch& painter, RectBatch& overlay, const QRectF& lane, bool strip,
+           double min_px = 0)
         : painter_(painter)
         , overlay_(overlay)
         , lane_(lane)
-        , strip_(strip) {}
+        , strip_(strip)
+        , min_px_(min_px) {}
     ~Folder() {
         flush();
         flushStrip();
@@ -90,13 +93,18 @@ public:
         double total = 0;
         for (const double w : weight_)
             total += w;
-        const double width = std::max(1.0, run_x1_ - run_x0_);
+        const double width = std::max({1.0, min_px_, run_x1_ - run_x0_});
         double y = lane_.top();
         for (int c = 0; c < kSpanKindCount && total > 0; ++c) {
             const double w = weight_[static_cast<size_t>(c)];
             if (w <= 0)
                 continue;
-            const double h = lane_.height() * w / total;
+            // Height = share of the run's time, but never below min_px_ (within the lane).
+            const double h =
+                std::min(std::max(lane_.height() * w / total, std::min(min_px_, lane_.height())),
+                         lane_.bottom() - y);
+            if (h <= 0)
+                break;
             painter_.add(spanColor(static_cast<SpanKind>(c)), QRectF(run_x0_, y, width, h));
             y += h;
         }
@@ -138,6 +146,7 @@ private:
     RectBatch& overlay_;
     QRectF lane_;
     bool strip_;
+    double min_px_;
     bool active_ = false;
     double run_x0_ = 0;
     double run_x1_ = 0;
@@ -157,7 +166,7 @@ struct PassBlock {
 /// Paints the spans of `list` inside the axis' window into their lanes (narrow runs folded) and
 /// returns the compute lane's micro-batch passes wide enough for a label.
 std::vector<PassBlock> paintSpans(QPainter& p, const SpanList& list, const Lanes& lanes,
-                                  const GanttTimeAxis& axis) {
+                                  const GanttTimeAxis& axis, double min_transfer_px) {
     const double t0 = axis.start_s;
     const double t1 = axis.end_s;
     const auto& spans = *list.spans;
@@ -173,8 +182,8 @@ std::vector<PassBlock> paintSpans(QPainter& p, const SpanList& list, const Lanes
     RectBatch overlay;
     {
         Folder compute(base, overlay, lanes.compute, true);
-        Folder comm(base, overlay, lanes.comm, false);
-        Folder sync(base, overlay, lanes.sync, false);
+        Folder comm(base, overlay, lanes.comm, false, min_transfer_px);
+        Folder sync(base, overlay, lanes.sync, false, min_transfer_px);
         for (size_t i = GanttData::firstSpan(list, t0); i < spans.size(); ++i) {
             const Span& s = spans[i];
             if (s.start_s > t1)
@@ -258,14 +267,18 @@ void paintCriticalOutline(QPainter& p, const GanttRow& row, const Lanes& lanes,
     std::sort(visible.begin(), visible.end());
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
-    p.setPen(criticalPen(theme, false));
     p.setBrush(Qt::NoBrush);
     const double top = lanes.compute.top() - 2.5;
     const double bottom = lanes.sync.bottom() + 1.5;
     double run_x0 = -1, run_x1 = -1;
     const auto outline = [&] {
-        if (run_x0 >= 0)
-            p.drawRect(QRectF(run_x0, top, std::max(1.0, run_x1 - run_x0), bottom - top));
+        if (run_x0 < 0)
+            return;
+        const QRectF box(run_x0, top, std::max(1.0, run_x1 - run_x0), bottom - top);
+        p.setPen(criticalHaloPen(theme, false));
+        p.drawRect(box);
+        p.setPen(criticalPen(theme, false));
+        p.drawRect(box);
     };
     for (const auto& [a, b] : visible) {
         const double x0 = axis.mapTimeToX(a);
@@ -283,12 +296,13 @@ void paintCriticalOutline(QPainter& p, const GanttRow& row, const Lanes& lanes,
 }
 
 void paintRowBody(QPainter& p, const GanttRow& row, const QRectF& rect, const GanttTimeAxis& axis,
-                  const GanttData& d, const ChartTheme& theme, const QFont& small_font) {
+                  const GanttData& d, const ChartTheme& theme, const QFont& small_font,
+                  const RowStyle& style) {
     const SpanList list = d.spansOf(row);
     if (list.spans == nullptr)
         return;
     const Lanes lanes = lanesOf(rect);
-    const std::vector<PassBlock> blocks = paintSpans(p, list, lanes, axis);
+    const std::vector<PassBlock> blocks = paintSpans(p, list, lanes, axis, style.min_transfer_px);
     paintPassLabels(p, blocks, lanes.compute, theme, small_font);
     paintCriticalOutline(p, row, lanes, axis, d, theme);
 }
@@ -364,7 +378,7 @@ void paintGrid(QPainter& p, const QRect& rect, const GanttTimeAxis& axis, const 
 
 void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
                const GanttTimeAxis& axis, const GanttFrame& f, const ChartTheme& theme,
-               const QFont& font, const QFont& small_font) {
+               const QFont& font, const QFont& small_font, const RowStyle& style) {
     const GanttData& d = *f.data;
     p.save();
     p.setClipRect(rect);
@@ -398,7 +412,8 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
         }
         p.save();
         p.setClipRect(body.intersected(full));
-        paintRowBody(p, row, QRectF(body.left(), top, body.width(), h), axis, d, theme, small_font);
+        paintRowBody(p, row, QRectF(body.left(), top, body.width(), h), axis, d, theme, small_font,
+                     style);
         p.restore();
 
         // Label column.
@@ -409,7 +424,7 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
             p.fillRect(QRect(label.left(), top, 3, h), theme.accent);
         }
         const int indent = 8 + static_cast<int>(row.level) * kIndent;
-        if (row.level != GanttRow::Level::gpu) {
+        if (style.tree_marks && row.level != GanttRow::Level::gpu) {
             const bool open = (*f.expanded)[static_cast<size_t>(index)] != 0;
             paintTriangle(p, QPointF(label.left() + indent + 3, top + h / 2.0), open, theme.muted);
         }
@@ -424,8 +439,9 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
         }
         const QFontMetrics rfm(small_font);
         const int right_w = right.isEmpty() ? 0 : rfm.horizontalAdvance(right) + 8;
-        const QRect text_rect(label.left() + indent + 12, top, label_width - indent - 16 - right_w,
-                              h);
+        const int mark_w = style.tree_marks ? 12 : 0; // room for the ▸/▾
+        const QRect text_rect(label.left() + indent + mark_w, top,
+                              label_width - indent - mark_w - 4 - right_w, h);
         p.setFont(row_font);
         p.setPen(theme.text);
         p.drawText(text_rect, Qt::AlignVCenter | Qt::AlignLeft,
@@ -441,7 +457,6 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
     // from one row's outline to the other's, at the time it moves.
     if (d.show_critical && !d.hops.empty()) {
         p.setClipRect(body);
-        p.setPen(criticalPen(theme, true));
         for (const GanttData::Hop& hop : d.hops) {
             const double x = axis.mapTimeToX(hop.time_s);
             if (x < body.left() || x > body.right())
@@ -450,7 +465,10 @@ void paintRows(QPainter& p, const QRect& rect, int scroll_y, int label_width,
             const auto b = row_mid.find(hop.to_row);
             if (a == row_mid.end() || b == row_mid.end())
                 continue;
-            p.drawLine(QPointF(x, a->second), QPointF(x, b->second));
+            for (const QPen& pen : {criticalHaloPen(theme, true), criticalPen(theme, true)}) {
+                p.setPen(pen);
+                p.drawLine(QPointF(x, a->second), QPointF(x, b->second));
+            }
         }
     }
     p.setClipping(false);
@@ -499,7 +517,7 @@ std::vector<LegendEntry> legendEntries(const GanttData& d, const ChartTheme& the
     for (const auto& [rgb, text] : groups)
         entries.push_back({LegendEntry::Shape::band, QColor(rgb), {}, text});
     entries.push_back({LegendEntry::Shape::critical,
-                       theme.text,
+                       theme.critical,
                        {},
                        QStringLiteral("critical path (outlined; dashed: to another stage)")});
     return entries;

@@ -161,7 +161,13 @@ QString layoutSummary(const Scenario& s) {
 }
 
 QPen criticalPen(const ChartTheme& theme, bool connector) {
-    QPen pen(theme.text, connector ? 1.5 : 2.0, connector ? Qt::DashLine : Qt::SolidLine);
+    QPen pen(theme.critical, connector ? 1.5 : 2.0, connector ? Qt::DashLine : Qt::SolidLine);
+    pen.setJoinStyle(Qt::MiterJoin);
+    return pen;
+}
+
+QPen criticalHaloPen(const ChartTheme& theme, bool connector) {
+    QPen pen(theme.background, connector ? 3.5 : 4.5, Qt::SolidLine);
     pen.setJoinStyle(Qt::MiterJoin);
     return pen;
 }

@@ -58,10 +58,13 @@ QString tickLabel(double t, double step, double window_end);
 /// "TP8 CP1 PP16 DP16 EP64 · dualpipe": the layout in the export's subtitle.
 QString layoutSummary(const Scenario& s);
 
-/// The critical path's style: an outline in the text colour around the spans it runs through
-/// (no fill, so no span colour can be mistaken for it) and a dashed connector where it moves
-/// to another stage's row.
+/// The critical path's style: an outline in the critical-path colour (magenta, which no span
+/// uses; the text colour read as the dark backward strip) around the spans it runs through (no
+/// fill, so no span colour can be mistaken for it) and a dashed connector where it moves to
+/// another stage's row. Drawn over a halo in the background colour (criticalHaloPen) that
+/// parts it from the spans beneath.
 QPen criticalPen(const charts::ChartTheme& theme, bool connector);
+QPen criticalHaloPen(const charts::ChartTheme& theme, bool connector);
 
 /// "F3", "B3": a micro-batch pass's label.
 QString blockText(int microbatch, bool backward);

@@ -40,6 +40,7 @@ void MainWindow::createMenus() {
     createFileMenu();
     createEditMenu();
     createViewMenu();
+    createToolsMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* manual = help->addAction(tr("&Model and assumptions…"), QKeySequence::HelpContents,
                                       this, [this] { showDialogOnce<HelpBrowser>(this); });

@@ -1,14 +1,14 @@
 #pragma once
 // The desktop app's window: one dock per view (editor, topology, heatmap, timeline, breakdown,
-// memory, warnings, edit history), the File, Edit, View and Help menus, and a status bar with the
+// memory, warnings, edit history), the File, Edit, View, Tools and Help menus, and a status bar with the
 // step time, tokens/s, MFU and memory headroom. It owns the document, the evaluator, the shared
 // view state and the theme, and is the only place that forwards results to the views. A scenario
 // file dropped on it opens as File > Open would.
 //
 // Its code is split by concern: main_window.cpp (construction, results, status bar, recovery,
 // close), main_window_docks.cpp (docks and their layout), main_window_menus.cpp (menus and
-// actions), main_window_files.cpp (new, open, save, reload, recent files, drops) and
-// main_window_export.cpp (views, report).
+// actions), main_window_files.cpp (new, open, save, reload, recent files, drops),
+// main_window_export.cpp (views, report) and main_window_tools.cpp (Tools: the layout search).
 
 #include "moe/diagnostics.h"
 #include "moe_widgets/common/theme.h"
@@ -37,6 +37,7 @@ namespace moe::widgets {
 class Autosave;
 class CompareView;
 class HardwarePalette;
+class LayoutSearchDialog;
 class LayoutBar;
 class PlacementGrid;
 class ReportView;
@@ -124,6 +125,10 @@ public:
     /// when there are unsaved edits; false when cancelled or the sample does not load.
     bool newFromSample(const QString& path);
 
+    /// Tools > Search layouts… (Ctrl+Shift+L): shows the layout search dialog (one per window)
+    /// and starts a search of the document when it has not run one yet.
+    LayoutSearchDialog* showLayoutSearch();
+
     ThemeController* theme() const { return theme_; }
     /// Sets View > Theme (System, Light or Dark) and applies it; not saved (the menu saves a
     /// choice the user makes).
@@ -146,6 +151,7 @@ private:
     void createEditMenu();
     void createViewMenu();
     void createThemeMenu(QMenu* parent);
+    void createToolsMenu(); ///< main_window_tools.cpp
     void createStatusBar();
     void createFileWatcher();
     void arrangeDocks();
