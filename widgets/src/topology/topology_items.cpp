@@ -1,4 +1,5 @@
 #include "topology/topology_items.h"
+#include "topology/topology_link_labels.h"
 
 #include "common/view_export.h"
 #include "experiments/experiment_support.h"
@@ -252,11 +253,20 @@ void RackItem::paintScaleUpBar(QPainter* p, int node, double lod, bool full) con
     if (!full)
         return;
     const std::string& fabric = m.result->scenario.cluster.gpu.scale_up_fabric;
-    drawScreenText(p, lod, bar,
-                   rack_domain      ? QStringLiteral("NVLink ports → rack NVSwitch")
+    QString name = rack_domain      ? QStringLiteral("NVLink ports → rack NVSwitch")
                    : fabric.empty() ? QStringLiteral("scale-up switch")
-                                    : QString::fromStdString(fabric) + QStringLiteral(" switch"),
-                   std::clamp(kBarH * lod * 0.75, 8.0, 11.0), Qt::AlignCenter, m.theme.switch_text);
+                                    : QString::fromStdString(fabric) + QStringLiteral(" switch");
+    // The node's GPU <-> switch links as one bundle, when the numbers fit on the bar.
+    const double px = std::clamp(kBarH * lod * 0.75, 8.0, 11.0);
+    const LinkLoad& load = m.node_scale_up_load[static_cast<size_t>(node)];
+    if (load.bytes > 0) {
+        QFont font = p->font();
+        font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
+        const QString with_load = name + QStringLiteral(" · ") + loadLabel(load);
+        if (QFontMetricsF(font).horizontalAdvance(with_load) + 8 <= bar.width() * lod)
+            name = with_load;
+    }
+    drawScreenText(p, lod, bar, name, px, Qt::AlignCenter, m.theme.switch_text);
 }
 
 void RackItem::paintGpuTile(QPainter* p, int gpu, const QRectF& tile, bool full) const {
@@ -500,6 +510,8 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
         }
     }
     cables.draw(p, full ? 2.2 : 1.4, 230);
+    if (!spines)
+        paintFabricLabels(p, m, lod, exposed);
 
     // Switch boxes on top of their links.
     const QFont base = p->font();
