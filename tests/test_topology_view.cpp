@@ -18,6 +18,7 @@
 #include <QImage>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -421,6 +422,41 @@ private slots:
         QCOMPARE(tier_name, QStringLiteral("InfiniBand leaf"));
         QVERIFY(!texts.filter(QStringLiteral("busiest tier: ") + tier_name + QStringLiteral(" · "))
                      .isEmpty());
+    }
+    void idsAppearWhereTheyFit() {
+        // The scene drawn at a scale: at 0.5 a GPU tile is 20 px (GPU-cell detail), room for the
+        // node ids in the tray headers and the GPU ids on the tiles; at 0.08 (whole racks)
+        // neither fits.
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(test::resultFor(defaultScenario()));
+        QCOMPARE(TopologyView::detailAt(0.5), TopologyView::Detail::gpus);
+        QCOMPARE(TopologyView::detailAt(0.08), TopologyView::Detail::racks);
+        // Painted afresh (as exports are), not from the racks' pixmap caches.
+        for (QGraphicsItem* item : view.scene()->items())
+            item->setCacheMode(QGraphicsItem::NoCache);
+        QTemporaryDir dir;
+        auto textsAt = [&](double scale) {
+            const QString path = dir.filePath(QStringLiteral("scene-%1.svg").arg(scale));
+            const QRectF bounds = view.scene()->sceneRect();
+            QSvgGenerator svg;
+            svg.setFileName(path);
+            svg.setSize((bounds.size() * scale).toSize());
+            svg.setViewBox(QRectF(QPointF(0, 0), bounds.size() * scale));
+            QPainter painter(&svg);
+            view.scene()->render(&painter, QRectF(QPointF(0, 0), bounds.size() * scale), bounds);
+            painter.end();
+            return svgTexts(path);
+        };
+        const QStringList near = textsAt(0.5);
+        for (int node = 0; node < 8; ++node)
+            QVERIFY2(near.contains(QStringLiteral("node %1").arg(node)),
+                     qPrintable(near.join(QLatin1Char('|'))));
+        for (int gpu = 0; gpu < 64; ++gpu)
+            QVERIFY(near.contains(QString::number(gpu)));
+        const QStringList far = textsAt(0.08);
+        QVERIFY(!far.contains(QStringLiteral("node 3")));
+        QVERIFY(!far.contains(QStringLiteral("17")));
     }
 };
 

@@ -85,6 +85,19 @@ void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QSt
     p->restore();
 }
 
+bool drawFittingText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+                     double px, int flags, const QColor& color, bool bold) {
+    QFont font = p->font();
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
+    font.setBold(bold);
+    const QFontMetricsF fm(font);
+    if (fm.horizontalAdvance(text) + 2 > scene_rect.width() * lod ||
+        fm.height() * 0.8 > scene_rect.height() * lod)
+        return false;
+    drawScreenText(p, lod, scene_rect, text, px, flags, color, bold);
+    return true;
+}
+
 TopologyView::Detail detailFor(double lod) {
     switch (levelOfDetail(lod)) {
     case LevelOfDetail::racks:
@@ -159,6 +172,10 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
             paintGroupRings(p, gpu, tile, lod, full);
             if (full)
                 paintGpuLabel(p, gpu, tile, lod);
+            else // GPU cells: the id where it fits whole (a cut number would mislead)
+                drawFittingText(p, lod, tile, QString::number(gpu),
+                                std::clamp(kTile * lod * 0.3, 7.0, 10.0), Qt::AlignCenter,
+                                textOn(m.fill[static_cast<size_t>(gpu)]), true);
             paintGpuMarks(p, gpu, tile, lod, full);
         }
     }
@@ -203,8 +220,13 @@ void RackItem::paintTray(QPainter* p, int node, double lod, bool full) const {
     p->setPen(screenPen(m.theme.node_border, 1));
     p->setBrush(m.theme.node_fill);
     p->drawRoundedRect(l.nodeRect(node), 4, 4);
-    if (!full)
+    if (!full) {
+        // GPU cells: the node's id where it fits.
+        drawFittingText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
+                        std::clamp(kNodeHeader * lod * 0.62, 7.0, 12.0),
+                        Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
         return;
+    }
     drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
                    std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
                    Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);

@@ -45,7 +45,7 @@ bool linkLabelsShown(const TopologyModel& m, double lod) {
 }
 
 bool drawLinkLabel(QPainter* p, const TopologyModel& m, double lod, const QPointF& at,
-                   double angle_deg, double room_px, const QStringList& lines, double px) {
+                   double room_px, const QStringList& lines, double px) {
     QFont font = p->font();
     font.setPixelSize(std::max(1, static_cast<int>(std::lround(px > 0 ? px : labelPx(m, lod)))));
     const QFontMetricsF fm(font);
@@ -57,7 +57,6 @@ bool drawLinkLabel(QPainter* p, const TopologyModel& m, double lod, const QPoint
         return false;
     p->save();
     p->translate(at);
-    p->rotate(angle_deg);
     p->scale(1 / lod, 1 / lod);
     const QRectF box(-w / 2, -h / 2, w, h);
     QColor back = m.theme.background;
@@ -92,23 +91,8 @@ bool drawLoadLabel(QPainter* p, const TopologyModel& m, double lod, const QPoint
     }
     // `above`: the box's bottom edge sits at `at`.
     const double h = (QFontMetricsF(font).height() * static_cast<double>(lines.size()) + 2) / lod;
-    return drawLinkLabel(p, m, lod, above ? at - QPointF(0, h / 2) : at, 0, room_px, lines,
-                         shown_px);
+    return drawLinkLabel(p, m, lod, above ? at - QPointF(0, h / 2) : at, room_px, lines, shown_px);
 }
-
-namespace {
-
-/// The angle that keeps text along `line` reading left to right.
-double readableAngle(const QLineF& line) {
-    double a = -line.angle(); // QLineF: counter-clockwise degrees; the painter: clockwise
-    while (a > 90)
-        a -= 180;
-    while (a < -90)
-        a += 180;
-    return a;
-}
-
-} // namespace
 
 void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QRectF& exposed) {
     if (!linkLabelsShown(m, lod))
@@ -143,14 +127,19 @@ void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QR
                 drawLoadLabel(p, m, lod, at, pitch * lod * 0.95, load, QStringLiteral("↑ "), true);
         }
     }
+    // Pods in rows reach the spines by one trunk each: its label at the right of the pod's
+    // header (the caption is on the left), where the trunk leaves the pod.
     for (const auto& trunk : m.layout.trunks) {
-        if (trunk.line.size() < 2)
-            continue;
         const LinkLoad& load = m.pod_up_load[static_cast<size_t>(trunk.pod)];
-        const QLineF first(trunk.line[0], trunk.line[1]);
-        if (load.bytes > 0 && exposed.contains(first.center()))
-            drawLinkLabel(p, m, lod, first.center(), readableAngle(first),
-                          std::max(first.length() * lod, 260.0), QStringList{loadLabel(load)});
+        const QRectF header = m.layout.podHeaderRect(trunk.pod);
+        if (load.bytes <= 0 || !exposed.intersects(header))
+            continue;
+        const QString text = QStringLiteral("uplinks to the spines: ") + loadLabel(load);
+        QFont font = p->font();
+        font.setPixelSize(std::max(1, static_cast<int>(std::lround(labelPx(m, lod)))));
+        const double w = (QFontMetricsF(font).horizontalAdvance(text) + 6) / lod;
+        drawLinkLabel(p, m, lod, QPointF(header.right() - w / 2 - 6, header.center().y()),
+                      header.width() * lod * 0.45, QStringList{text});
     }
     p->setFont(base);
 }

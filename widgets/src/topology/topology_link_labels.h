@@ -7,10 +7,10 @@
 
 namespace moe::widgets::detail {
 
-/// Draws `lines` in a small box centred on `at` (rotated to `angle_deg`) when it fits in
+/// Draws `lines` in a small box centred on `at` when it fits in
 /// `room_px` screen pixels (font `px`, 0: the labels' size); returns whether it was drawn.
 bool drawLinkLabel(QPainter* p, const TopologyModel& m, double lod, const QPointF& at,
-                   double angle_deg, double room_px, const QStringList& lines, double px = 0);
+                   double room_px, const QStringList& lines, double px = 0);
 /// A LinkLoad's label centred on `at` (`above`: standing on it), on one line when it fits in
 /// `room_px`, else stacked.
 bool drawLoadLabel(QPainter* p, const TopologyModel& m, double lod, const QPointF& at,
