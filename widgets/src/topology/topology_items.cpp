@@ -85,17 +85,14 @@ void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QSt
     p->restore();
 }
 
-bool drawFittingText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
-                     double px, int flags, const QColor& color, bool bold) {
+bool textFits(const QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+              double px, bool bold) {
     QFont font = p->font();
     font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
     font.setBold(bold);
     const QFontMetricsF fm(font);
-    if (fm.horizontalAdvance(text) + 2 > scene_rect.width() * lod ||
-        fm.height() * 0.8 > scene_rect.height() * lod)
-        return false;
-    drawScreenText(p, lod, scene_rect, text, px, flags, color, bold);
-    return true;
+    return fm.horizontalAdvance(text) + 2 <= scene_rect.width() * lod &&
+           fm.height() * 0.8 <= scene_rect.height() * lod;
 }
 
 TopologyView::Detail detailFor(double lod) {
@@ -158,6 +155,12 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
         return;
     }
     const bool full = detail == TopologyView::Detail::full;
+    // GPU cells: the ids when the widest of them fits whole (a cut number would mislead, and
+    // some ids without the others would read as a selection).
+    const double id_px = std::clamp(kTile * lod * 0.3, 7.0, 10.0);
+    const bool gpu_ids =
+        !full && m.layout.gpus > 0 &&
+        textFits(p, lod, m.layout.gpuRect(0), QString::number(m.layout.gpus - 1), id_px, true);
     paintFrame(p, lod, full);
     for (int node = m.layout.firstNode(rack_); node < m.layout.endNode(rack_); ++node) {
         paintTray(p, node, lod, full);
@@ -172,10 +175,9 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
             paintGroupRings(p, gpu, tile, lod, full);
             if (full)
                 paintGpuLabel(p, gpu, tile, lod);
-            else // GPU cells: the id where it fits whole (a cut number would mislead)
-                drawFittingText(p, lod, tile, QString::number(gpu),
-                                std::clamp(kTile * lod * 0.3, 7.0, 10.0), Qt::AlignCenter,
-                                textOn(m.fill[static_cast<size_t>(gpu)]), true);
+            else if (gpu_ids)
+                drawScreenText(p, lod, tile, QString::number(gpu), id_px, Qt::AlignCenter,
+                               textOn(m.fill[static_cast<size_t>(gpu)]), true);
             paintGpuMarks(p, gpu, tile, lod, full);
         }
     }
@@ -220,16 +222,17 @@ void RackItem::paintTray(QPainter* p, int node, double lod, bool full) const {
     p->setPen(screenPen(m.theme.node_border, 1));
     p->setBrush(m.theme.node_fill);
     p->drawRoundedRect(l.nodeRect(node), 4, 4);
+    const double header_px = std::clamp(kNodeHeader * lod * 0.62, 7.0, 12.0);
     if (!full) {
-        // GPU cells: the node's id where it fits.
-        drawFittingText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
-                        std::clamp(kNodeHeader * lod * 0.62, 7.0, 12.0),
-                        Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+        // GPU cells: the node ids when the widest fits.
+        if (textFits(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(l.nodes - 1),
+                     header_px, false))
+            drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
+                           header_px, Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
         return;
     }
     drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
-                   std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
-                   Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+                   std::max(header_px, 9.0), Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
     // GPU <-> NIC (PCIe) and GPU <-> NVSwitch links, coloured by their utilization.
     const int gpn = l.shape.gpus_per_node;
     for (int gpu = node * gpn; gpu < (node + 1) * gpn; ++gpu) {

@@ -211,7 +211,7 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
     // constant screen size.
     const QString tier_text = m.busiestTierCallout();
     QFont font = p->font();
-    font.setPixelSize(m.exporting ? 9 : 12);
+    font.setPixelSize(m.exporting ? 9 : 11);
     const QFontMetricsF fm(font);
     const double w =
         std::max(fm.horizontalAdvance(link_text), fm.horizontalAdvance(tier_text)) + 12;

@@ -197,9 +197,9 @@ struct TopologyModel {
     }
 };
 
-/// drawScreenText only when the whole text fits (ids, numbers); returns whether it drew.
-bool drawFittingText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
-                     double px, int flags, const QColor& color, bool bold = false);
+/// Whether `text` at `px` screen pixels fits whole in a scene rectangle at the zoom `lod`.
+bool textFits(const QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+              double px, bool bold);
 TopologyView::Detail detailFor(double lod);
 /// A cosmetic pen: `px` screen pixels wide whatever the zoom.
 QPen screenPen(const QColor& color, double px);
