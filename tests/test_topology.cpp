@@ -1,6 +1,7 @@
 // The hardware graph: vertex and link counts, link bandwidths and routes, each derived by hand
 // from the fabric rules in core/src/hardware/topology.cpp (64-port leaves and spines, half the leaf
 // ports down; rail-optimized leaves take 32 nodes, fat-tree leaves 32 NICs).
+#include "moe/link_load.h"
 #include "moe/topology.h"
 #include "test_support.h"
 
@@ -365,6 +366,59 @@ private slots:
         QVERIFY(walks(g, 0, gpu_on_leaf_49, near));
         const int spine = g.links[near[2]].b - spine_base;
         QVERIFY(spine >= 4 && spine <= 31);
+    }
+    void linkLoadsAndTheBusiest() {
+        // A hand-made graph: one NVLink link of 450 GB/s and two NIC->leaf cables of 50 GB/s;
+        // the step takes 2 s and carries 90 GB, 40 GB and 20 GB over them.
+        HardwareGraph g;
+        g.vertices.resize(4);
+        g.vertices[0].label = "node0/gpu0";
+        g.vertices[1].label = "node0/nvswitch";
+        g.vertices[2].label = "node0/nic1";
+        g.vertices[3].label = "leaf1";
+        g.links = {{0, 1, LinkKind::scale_up, 450, 1},
+                   {2, 3, LinkKind::nic_leaf, 50, 1},
+                   {2, 3, LinkKind::nic_leaf, 50, 1}};
+        Report r;
+        r.step_time_s = 2;
+        r.link_bytes = {90e9, 40e9, 20e9};
+        r.link_utilization = {0.1, 0.4, 0.2}; // bytes / (bandwidth x 2 s), as evaluate writes it
+        // One cable: 40 GB / 2 s = 20 GB/s, 20 / 50 = 40%.
+        const LinkLoad one = linkLoad(r, g, 1);
+        QCOMPARE(one.links, 1);
+        QCOMPARE(one.bytes, 40e9);
+        QCOMPARE(one.gbps, 20.0);
+        QCOMPARE(one.bandwidth_gbps, 50.0);
+        QCOMPARE(one.utilization, 0.4);
+        // The two cables as one bundle: 60 GB / 2 s = 30 GB/s of 100 GB/s = 30%; a bad id is
+        // skipped.
+        const LinkLoad bundle = linkLoad(r, g, std::vector<int>{1, 2, 7, -1});
+        QCOMPARE(bundle.links, 2);
+        QCOMPARE(bundle.gbps, 30.0);
+        QCOMPARE(bundle.bandwidth_gbps, 100.0);
+        QCOMPARE(bundle.utilization, 0.3);
+        // Tiers: NVLink 45 GB/s of 450 = 10%; the leaf tier 30% (its busiest cable is link 1).
+        const std::vector<TierLoad> tiers = tierLoads(r, g);
+        QCOMPARE(static_cast<int>(tiers.size()), 2);
+        QCOMPARE(tiers[0].kind, LinkKind::scale_up);
+        QCOMPARE(tiers[0].load.utilization, 0.1);
+        QCOMPARE(tiers[1].kind, LinkKind::nic_leaf);
+        QCOMPARE(tiers[1].busiest_link, 1);
+        QCOMPARE(busiestTier(tiers), 1);
+        QCOMPARE(busiestLink(r), 1);
+        ClusterSpec c;
+        c.gpu.scale_up_fabric = "NVLink";
+        QCOMPARE(tierName(LinkKind::nic_leaf, c), std::string("InfiniBand leaf"));
+        QCOMPARE(tierName(LinkKind::scale_up, c), std::string("NVLink"));
+        QCOMPARE(linkName(g, 1), std::string("node0/nic1 → leaf1"));
+        QCOMPARE(linkName(g, 9), std::string());
+        // No step time or no traffic: zero rates, no busiest.
+        Report idle;
+        idle.link_bytes = {0, 0, 0};
+        idle.link_utilization = {0, 0, 0};
+        QCOMPARE(linkLoad(idle, g, 1).gbps, 0.0);
+        QCOMPARE(busiestLink(idle), -1);
+        QCOMPARE(busiestTier(tierLoads(idle, g)), -1);
     }
 };
 

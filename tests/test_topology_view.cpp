@@ -3,6 +3,7 @@
 // shows its experts, GPU fills follow the chosen metric, and 2048 GPUs are drawn per rack (not
 // an item per GPU or link) with the level of detail following the zoom.
 #include "moe/evaluate.h"
+#include "moe/link_load.h"
 #include "moe/scenario_io.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/view_state.h"
@@ -17,6 +18,7 @@
 #include <QImage>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -39,6 +41,29 @@ std::multiset<int> numberTexts(const QString& path) {
     for (auto it = text.globalMatch(svg); it.hasNext();)
         numbers.insert(it.next().captured(1).toInt());
     return numbers;
+}
+
+/// Every text of an SVG, trimmed (a stacked label is one text per line).
+QStringList svgTexts(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QString svg = QString::fromUtf8(file.readAll());
+    QStringList texts;
+    static const QRegularExpression text(QStringLiteral("<text[^>]*>([^<]*)</text>"));
+    for (auto it = text.globalMatch(svg); it.hasNext();)
+        texts << it.next().captured(1).trimmed();
+    return texts;
+}
+
+/// The texts of `result`'s topology exported to SVG (empty when the export fails).
+QStringList exportedTexts(const widgets::EvaluationResultPtr& result) {
+    ViewState state;
+    TopologyView view(nullptr, &state);
+    view.showResult(result);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("topology.svg"));
+    return view.exportTo(path).isEmpty() ? svgTexts(path) : QStringList{};
 }
 
 /// Shows the view at `size`, waits until the window system exposes it and hands it the default
@@ -270,8 +295,9 @@ private slots:
         qInfo("2048 GPUs: first showResult + repaint %.1f ms, again %.1f ms", first_ms, again_ms);
         QVERIFY2(again_ms < 1000, qPrintable(QString::number(again_ms)));
 
-        // 64 racks, 8 pods and two fabric layers: no item per GPU (2048) or link (8192).
-        QCOMPARE(view.sceneItemCount(), 64 + 8 + 2);
+        // 64 racks, 8 pods, two fabric layers and the busiest-link callout: no item per GPU
+        // (2048) or link (8192).
+        QCOMPARE(view.sceneItemCount(), 64 + 8 + 2 + 1);
         // The whole cluster in view is too small for labels; zoomed onto a GPU, everything.
         QVERIFY(view.detail() != TopologyView::Detail::full);
         QCOMPARE(TopologyView::detailAt(0.05), TopologyView::Detail::racks);
@@ -317,7 +343,7 @@ private slots:
         int cached = 0;
         for (QGraphicsItem* item : view.scene()->items())
             cached += item->cacheMode() == QGraphicsItem::DeviceCoordinateCache ? 1 : 0;
-        QCOMPARE(cached, view.sceneItemCount() - 2); // all but the two fabric layers
+        QCOMPARE(cached, view.sceneItemCount() - 3); // all but the fabric layers and the callout
         view.zoomToGpu(0, 20);
         const QImage before = view.graphicsView()->viewport()->grab().toImage();
         state.setGpuMetric(GpuMetric::memory_use);
@@ -328,6 +354,109 @@ private slots:
         bar->setValue(bar->value() + 40);
         bar->setValue(bar->value() - 40);
         QCOMPARE(view.graphicsView()->viewport()->grab().toImage(), after);
+    }
+    void linkLabelsCarryTheCoresFigures() {
+        // The default: 8 nodes of 8 GPUs, 4 nodes a rack, 8 rails of 48 GB/s NICs. Rack 0's
+        // rail-0 cables (NIC 0 of nodes 0-3) are drawn as one line to their leaf; its label is
+        // the core's LinkLoad of those 4 cables.
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
+        const Report& r = result->report;
+        const HardwareGraph& g = *r.graph;
+        std::vector<int> cables;
+        for (int node = 0; node < 4; ++node) {
+            QCOMPARE(g.nic_leaf[static_cast<size_t>(node * 8)], g.nic_leaf[0]);
+            cables.push_back(g.nic_leaf_link[static_cast<size_t>(node * 8)]);
+        }
+        const LinkLoad load = linkLoad(r, g, cables);
+        // By hand: the cables' bytes over the step time, against 4 x 48 GB/s.
+        double bytes = 0;
+        for (const int link : cables)
+            bytes += r.link_bytes[static_cast<size_t>(link)];
+        QVERIFY(bytes > 0);
+        QCOMPARE(load.gbps, bytes / r.step_time_s / 1e9);
+        QCOMPARE(load.bandwidth_gbps, 4 * 48.0);
+        QCOMPARE(load.utilization, bytes / r.step_time_s / 1e9 / 192);
+
+        const QStringList texts = exportedTexts(result);
+        QVERIFY(!texts.isEmpty());
+        // The export stacks the label (bytes, rate, share) where the cable enters the rack.
+        QVERIFY2(texts.contains(QString::number(load.gbps, 'f', 0) + QStringLiteral(" GB/s")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
+        QVERIFY(texts.contains(QString::number(std::lround(load.utilization * 100)) +
+                               QStringLiteral("%")));
+        // Leaf 0's spine uplinks as one bundle: the same figures from the core.
+        std::vector<int> uplinks;
+        for (int k = 0; k < g.leaf_spine_links_count[0]; ++k)
+            uplinks.push_back(g.leaf_spine_links_begin[0] + k);
+        const LinkLoad up = linkLoad(r, g, uplinks);
+        QVERIFY(up.bytes > 0);
+        QVERIFY(texts.contains(QString::number(up.gbps, 'f', 1) + QStringLiteral(" GB/s")));
+    }
+
+    void busiestLinkAndTierAreCalledOut() {
+        const EvaluationResultPtr result = test::resultFor(defaultScenario());
+        const Report& r = result->report;
+        const HardwareGraph& g = *r.graph;
+        // The core's ranking: the first link of the highest utilization.
+        int busiest = -1;
+        for (size_t id = 0; id < r.link_utilization.size(); ++id)
+            if (busiest < 0 ||
+                r.link_utilization[id] > r.link_utilization[static_cast<size_t>(busiest)])
+                busiest = static_cast<int>(id);
+        QCOMPARE(busiestLink(r), busiest);
+        QCOMPARE(g.links[static_cast<size_t>(busiest)].kind, LinkKind::nic_leaf);
+        const std::vector<TierLoad> tiers = tierLoads(r, g);
+        const int tier = busiestTier(tiers);
+        QVERIFY(tier >= 0);
+
+        const QStringList texts = exportedTexts(result);
+        QVERIFY(!texts.isEmpty());
+        const LinkLoad load = linkLoad(r, g, busiest);
+        const QString link_callout = QStringLiteral("busiest link: %1 · %2 GB/s · %3%")
+                                         .arg(QString::fromStdString(linkName(g, busiest)))
+                                         .arg(load.gbps, 0, 'f', load.gbps < 10 ? 1 : 0)
+                                         .arg(std::lround(load.utilization * 100));
+        QVERIFY2(texts.contains(link_callout), qPrintable(texts.filter("busiest").join('|')));
+        const QString tier_name = QString::fromStdString(
+            tierName(tiers[static_cast<size_t>(tier)].kind, result->scenario.cluster));
+        QCOMPARE(tier_name, QStringLiteral("InfiniBand leaf"));
+        QVERIFY(!texts.filter(QStringLiteral("busiest tier: ") + tier_name + QStringLiteral(" · "))
+                     .isEmpty());
+    }
+    void idsAppearWhereTheyFit() {
+        // The scene drawn at a scale: at 0.5 a GPU tile is 20 px (GPU-cell detail), room for the
+        // node ids in the tray headers and the GPU ids on the tiles; at 0.08 (whole racks)
+        // neither fits.
+        ViewState state;
+        TopologyView view(nullptr, &state);
+        view.showResult(test::resultFor(defaultScenario()));
+        QCOMPARE(TopologyView::detailAt(0.5), TopologyView::Detail::gpus);
+        QCOMPARE(TopologyView::detailAt(0.08), TopologyView::Detail::racks);
+        // Painted afresh (as exports are), not from the racks' pixmap caches.
+        for (QGraphicsItem* item : view.scene()->items())
+            item->setCacheMode(QGraphicsItem::NoCache);
+        QTemporaryDir dir;
+        auto textsAt = [&](double scale) {
+            const QString path = dir.filePath(QStringLiteral("scene-%1.svg").arg(scale));
+            const QRectF bounds = view.scene()->sceneRect();
+            QSvgGenerator svg;
+            svg.setFileName(path);
+            svg.setSize((bounds.size() * scale).toSize());
+            svg.setViewBox(QRectF(QPointF(0, 0), bounds.size() * scale));
+            QPainter painter(&svg);
+            view.scene()->render(&painter, QRectF(QPointF(0, 0), bounds.size() * scale), bounds);
+            painter.end();
+            return svgTexts(path);
+        };
+        const QStringList near = textsAt(0.5);
+        for (int node = 0; node < 8; ++node)
+            QVERIFY2(near.contains(QStringLiteral("node %1").arg(node)),
+                     qPrintable(near.join(QLatin1Char('|'))));
+        for (int gpu = 0; gpu < 64; ++gpu)
+            QVERIFY(near.contains(QString::number(gpu)));
+        const QStringList far = textsAt(0.08);
+        QVERIFY(!far.contains(QStringLiteral("node 3")));
+        QVERIFY(!far.contains(QStringLiteral("17")));
     }
 };
 

@@ -1,4 +1,5 @@
 #include "topology/topology_items.h"
+#include "topology/topology_link_labels.h"
 
 #include "common/view_export.h"
 #include "experiments/experiment_support.h"
@@ -84,6 +85,16 @@ void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QSt
     p->restore();
 }
 
+bool textFits(const QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+              double px, bool bold) {
+    QFont font = p->font();
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
+    font.setBold(bold);
+    const QFontMetricsF fm(font);
+    return fm.horizontalAdvance(text) + 2 <= scene_rect.width() * lod &&
+           fm.height() * 0.8 <= scene_rect.height() * lod;
+}
+
 TopologyView::Detail detailFor(double lod) {
     switch (levelOfDetail(lod)) {
     case LevelOfDetail::racks:
@@ -144,6 +155,12 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
         return;
     }
     const bool full = detail == TopologyView::Detail::full;
+    // GPU cells: the ids when the widest of them fits whole (a cut number would mislead, and
+    // some ids without the others would read as a selection).
+    const double id_px = std::clamp(kTile * lod * 0.3, 7.0, 10.0);
+    const bool gpu_ids =
+        !full && m.layout.gpus > 0 &&
+        textFits(p, lod, m.layout.gpuRect(0), QString::number(m.layout.gpus - 1), id_px, true);
     paintFrame(p, lod, full);
     for (int node = m.layout.firstNode(rack_); node < m.layout.endNode(rack_); ++node) {
         paintTray(p, node, lod, full);
@@ -158,6 +175,9 @@ void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
             paintGroupRings(p, gpu, tile, lod, full);
             if (full)
                 paintGpuLabel(p, gpu, tile, lod);
+            else if (gpu_ids)
+                drawScreenText(p, lod, tile, QString::number(gpu), id_px, Qt::AlignCenter,
+                               textOn(m.fill[static_cast<size_t>(gpu)]), true);
             paintGpuMarks(p, gpu, tile, lod, full);
         }
     }
@@ -202,11 +222,17 @@ void RackItem::paintTray(QPainter* p, int node, double lod, bool full) const {
     p->setPen(screenPen(m.theme.node_border, 1));
     p->setBrush(m.theme.node_fill);
     p->drawRoundedRect(l.nodeRect(node), 4, 4);
-    if (!full)
+    const double header_px = std::clamp(kNodeHeader * lod * 0.62, 7.0, 12.0);
+    if (!full) {
+        // GPU cells: the node ids when the widest fits.
+        if (textFits(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(l.nodes - 1),
+                     header_px, false))
+            drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
+                           header_px, Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
         return;
+    }
     drawScreenText(p, lod, l.nodeHeaderRect(node), QStringLiteral("node %1").arg(node),
-                   std::clamp(kNodeHeader * lod * 0.62, 9.0, 12.0),
-                   Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
+                   std::max(header_px, 9.0), Qt::AlignLeft | Qt::AlignVCenter, m.theme.muted);
     // GPU <-> NIC (PCIe) and GPU <-> NVSwitch links, coloured by their utilization.
     const int gpn = l.shape.gpus_per_node;
     for (int gpu = node * gpn; gpu < (node + 1) * gpn; ++gpu) {
@@ -252,11 +278,20 @@ void RackItem::paintScaleUpBar(QPainter* p, int node, double lod, bool full) con
     if (!full)
         return;
     const std::string& fabric = m.result->scenario.cluster.gpu.scale_up_fabric;
-    drawScreenText(p, lod, bar,
-                   rack_domain      ? QStringLiteral("NVLink ports → rack NVSwitch")
+    QString name = rack_domain      ? QStringLiteral("NVLink ports → rack NVSwitch")
                    : fabric.empty() ? QStringLiteral("scale-up switch")
-                                    : QString::fromStdString(fabric) + QStringLiteral(" switch"),
-                   std::clamp(kBarH * lod * 0.75, 8.0, 11.0), Qt::AlignCenter, m.theme.switch_text);
+                                    : QString::fromStdString(fabric) + QStringLiteral(" switch");
+    // The node's GPU <-> switch links as one bundle, when the numbers fit on the bar.
+    const double px = std::clamp(kBarH * lod * 0.75, 8.0, 11.0);
+    const LinkLoad& load = m.node_scale_up_load[static_cast<size_t>(node)];
+    if (load.bytes > 0) {
+        QFont font = p->font();
+        font.setPixelSize(std::max(1, static_cast<int>(std::lround(px))));
+        const QString with_load = name + QStringLiteral(" · ") + loadLabel(load);
+        if (QFontMetricsF(font).horizontalAdvance(with_load) + 8 <= bar.width() * lod)
+            name = with_load;
+    }
+    drawScreenText(p, lod, bar, name, px, Qt::AlignCenter, m.theme.switch_text);
 }
 
 void RackItem::paintGpuTile(QPainter* p, int gpu, const QRectF& tile, bool full) const {
@@ -500,6 +535,8 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
         }
     }
     cables.draw(p, full ? 2.2 : 1.4, 230);
+    if (!spines)
+        paintFabricLabels(p, m, lod, exposed);
 
     // Switch boxes on top of their links.
     const QFont base = p->font();

@@ -184,15 +184,17 @@ void LegendPainter::paintRamps() {
         paintOverlayKey();
     } else {
         const MetricText mt = metricText(m);
-        text(mt.title, title_px, t.text, true);
+        text(mt.title, title_px, t.text, true, true); // wrapped: a narrow side panel clips
         text(mt.subtitle, text_px, t.muted, false, true);
         y += 2;
         y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, mt.low, mt.mid, mt.high,
                       text_px, false, m.metric == GpuMetric::expert_load);
     }
     y += full ? 12 : 8;
-    text(QStringLiteral("Links: utilization"), title_px, t.text, true);
-    text(QStringLiteral("bytes ÷ (bandwidth × step time)"), text_px, t.muted, false, true);
+    text(QStringLiteral("Links: utilization"), title_px, t.text, true, true);
+    text(QStringLiteral("bytes ÷ (bandwidth × step time); labels: bytes per step · GB/s over "
+                        "the step · % of bandwidth"),
+         text_px, t.muted, false, true);
     y += 2;
     y += drawRamp(p, QRectF(area.left(), y, area.width(), 30), t, QStringLiteral("0%"),
                   QStringLiteral("50%"), QStringLiteral("≥ 100%"), text_px, true);
@@ -346,16 +348,10 @@ void LegendPainter::paintKeyFigures() {
         figures << QStringLiteral("hottest GPU %1: %2× the mean in its hottest layer")
                        .arg(m.hottest)
                        .arg(r.load.max_imbalance, 0, 'f', 2);
-    if (m.busiest_link >= 0) {
-        const Link& link = m.graph->links[static_cast<size_t>(m.busiest_link)];
-        figures << QStringLiteral("busiest link %1 → %2 (%3): %4 of the step")
-                       .arg(QString::fromStdString(
-                           m.graph->vertices[static_cast<size_t>(link.a)].label))
-                       .arg(QString::fromStdString(
-                           m.graph->vertices[static_cast<size_t>(link.b)].label))
-                       .arg(QString::fromLatin1(toString(link.kind)).replace('_', '-'))
-                       .arg(formatPercent(m.util(m.busiest_link)));
-    }
+    // The callouts the diagram draws (core: busiestLink, busiestTier).
+    for (const QString& callout : {m.busiestLinkCallout(), m.busiestTierCallout()})
+        if (!callout.isEmpty())
+            figures << callout;
     for (const QString& f : figures)
         if (y <= area.bottom() - text_px * 3)
             text(QStringLiteral("• ") + f, text_px, t.muted, false, true);

@@ -6,6 +6,7 @@
 
 #include "common/view_export.h"
 #include "moe/group_overlay.h"
+#include "moe/link_load.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/topology/topology_view.h"
 #include "topology/topology_geometry.h"
@@ -70,7 +71,13 @@ struct Bundle {
     double bytes = 0;
     double bandwidth_gbps = 0;
     int port = 0; ///< slot of the leaf among its pod's leaves
+    std::vector<int> link_ids;
+    LinkLoad load; ///< core: the bundle's bytes, GB/s and share of its summed bandwidth
 };
+
+/// A drawn link's label: "4.2 GB · 1.6 GB/s · 21%" (bytes per step, mean rate, share of the
+/// bandwidth), from the core's LinkLoad.
+QString loadLabel(const LinkLoad& load);
 
 struct TopologyModel {
     EvaluationResultPtr result;
@@ -89,7 +96,16 @@ struct TopologyModel {
     std::vector<std::vector<Bundle>> rack_bundles;
     std::vector<double> leaf_up_util, leaf_down_util, spine_util;
     std::vector<double> node_scale_up_util, rack_scale_up_util;
-    int busiest_link = -1;
+    int busiest_link = -1;                    ///< core: busiestLink
+    std::vector<LinkLoad> leaf_up_load;       ///< each leaf's spine uplinks as one bundle
+    std::vector<LinkLoad> pod_up_load;        ///< each pod's leaf uplinks as one trunk
+    std::vector<LinkLoad> node_scale_up_load; ///< each node's GPU <-> NVSwitch links
+    std::vector<TierLoad> tiers;              ///< core: tierLoads
+    int busiest_tier = -1;                    ///< index into tiers, core: busiestTier
+    /// "busiest: node0/nic0 → leaf1 · 1.6 GB/s · 21%", "busiest tier: InfiniBand leaf · 12%";
+    /// empty when nothing carries traffic.
+    QString busiestLinkCallout() const;
+    QString busiestTierCallout() const;
     std::vector<double> rack_power_w;     ///< report.economics.power.rack_w
     std::vector<uint8_t> rack_over_power; ///< named by the rack-power-over warning
 
@@ -181,6 +197,9 @@ struct TopologyModel {
     }
 };
 
+/// Whether `text` at `px` screen pixels fits whole in a scene rectangle at the zoom `lod`.
+bool textFits(const QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
+              double px, bool bold);
 TopologyView::Detail detailFor(double lod);
 /// A cosmetic pen: `px` screen pixels wide whatever the zoom.
 QPen screenPen(const QColor& color, double px);

@@ -9,6 +9,7 @@
 #include "topology/topology_graphics_view.h"
 #include "topology/topology_items.h"
 #include "topology/topology_legend.h"
+#include "topology/topology_link_labels.h"
 #include "topology/topology_model.h"
 
 #include <QApplication>
@@ -100,6 +101,7 @@ void aggregateLinks(TopologyModel& m) {
             it = bundles.end() - 1;
         }
         ++it->links;
+        it->link_ids.push_back(link);
         it->max_util = std::max(it->max_util, m.util(link));
         it->bytes += m.bytes(link);
         it->bandwidth_gbps = g.links[static_cast<size_t>(link)].bandwidth_gbps;
@@ -109,18 +111,17 @@ void aggregateLinks(TopologyModel& m) {
     m.spine_util.assign(static_cast<size_t>(g.spines), 0);
     m.node_scale_up_util.assign(static_cast<size_t>(m.layout.nodes), 0);
     m.rack_scale_up_util.assign(static_cast<size_t>(m.layout.racks), 0);
-    m.busiest_link = -1;
-    double busiest = 0;
+    m.busiest_link = busiestLink(*m.report);
+    m.tiers = tierLoads(*m.report, g);
+    m.busiest_tier = busiestTier(m.tiers);
+    std::vector<std::vector<int>> node_links(static_cast<size_t>(m.layout.nodes));
     for (size_t id = 0; id < g.links.size(); ++id) {
         const Link& link = g.links[id];
         const double u = m.util(static_cast<int>(id));
-        if (u > busiest) {
-            busiest = u;
-            m.busiest_link = static_cast<int>(id);
-        }
         switch (link.kind) {
         case LinkKind::scale_up: {
             const int node = link.a / m.layout.shape.gpus_per_node;
+            node_links[static_cast<size_t>(node)].push_back(static_cast<int>(id));
             m.node_scale_up_util[static_cast<size_t>(node)] =
                 std::max(m.node_scale_up_util[static_cast<size_t>(node)], u);
             double& rack_util =
@@ -145,11 +146,34 @@ void aggregateLinks(TopologyModel& m) {
         }
     }
 
+    for (auto& bundles : m.rack_bundles)
+        for (detail::Bundle& b : bundles)
+            b.load = linkLoad(*m.report, g, b.link_ids);
+    m.node_scale_up_load.clear();
+    for (const auto& links : node_links)
+        m.node_scale_up_load.push_back(linkLoad(*m.report, g, links));
+    auto uplinks = [&g](int leaf) {
+        std::vector<int> links;
+        const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
+        for (int k = 0; k < g.leaf_spine_links_count[static_cast<size_t>(leaf)]; ++k)
+            links.push_back(begin + k);
+        return links;
+    };
+    m.leaf_up_load.clear();
+    for (int leaf = 0; leaf < g.leaves; ++leaf)
+        m.leaf_up_load.push_back(linkLoad(*m.report, g, uplinks(leaf)));
     m.pod_up_util.assign(m.layout.pods.size(), 0);
-    for (size_t p = 0; p < m.layout.pods.size(); ++p)
-        for (const int leaf : m.layout.pods[p].leaves)
+    m.pod_up_load.clear();
+    for (size_t p = 0; p < m.layout.pods.size(); ++p) {
+        std::vector<int> pod_links;
+        for (const int leaf : m.layout.pods[p].leaves) {
             m.pod_up_util[p] =
                 std::max(m.pod_up_util[p], m.leaf_up_util[static_cast<size_t>(leaf)]);
+            const std::vector<int> links = uplinks(leaf);
+            pod_links.insert(pod_links.end(), links.begin(), links.end());
+        }
+        m.pod_up_load.push_back(linkLoad(*m.report, g, pod_links));
+    }
 }
 
 /// Stage lookups and the MoE layers each of the `pp` stages holds; the hottest GPU.
@@ -246,6 +270,7 @@ void TopologyView::rebuildScene(bool keep_view) {
     scene_->addItem(new detail::FabricItem(model_.get(), detail::FabricItem::Layer::leaves));
     for (int rack = 0; rack < m.layout.racks; ++rack)
         scene_->addItem(new detail::RackItem(model_.get(), rack));
+    scene_->addItem(new detail::BusiestCalloutItem(model_.get()));
     if (m.editable) {
         drag_item_ = new detail::NodeDragItem(model_.get());
         scene_->addItem(drag_item_);

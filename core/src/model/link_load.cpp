@@ -1,0 +1,100 @@
+// Link loads: report.link_bytes summed over links, as rates and shares of bandwidth.
+#include "moe/link_load.h"
+
+#include <algorithm>
+
+namespace moe {
+
+LinkLoad linkLoad(const Report& report, const HardwareGraph& graph, const std::vector<int>& links) {
+    LinkLoad load;
+    for (const int link : links) {
+        if (link < 0 || link >= static_cast<int>(graph.links.size()))
+            continue;
+        ++load.links;
+        load.bandwidth_gbps += graph.links[static_cast<size_t>(link)].bandwidth_gbps;
+        if (link < static_cast<int>(report.link_bytes.size()))
+            load.bytes += report.link_bytes[static_cast<size_t>(link)];
+    }
+    // The mean rate over the step, and its share of the summed bandwidth: for one link the
+    // same ratio evaluate() writes to report.link_utilization.
+    load.gbps = report.step_time_s > 0 ? load.bytes / report.step_time_s / 1e9 : 0.0;
+    load.utilization = load.bandwidth_gbps > 0 ? load.gbps / load.bandwidth_gbps : 0.0;
+    return load;
+}
+
+LinkLoad linkLoad(const Report& report, const HardwareGraph& graph, int link) {
+    return linkLoad(report, graph, std::vector<int>{link});
+}
+
+std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph) {
+    constexpr LinkKind kinds[] = {LinkKind::scale_up, LinkKind::gpu_nic, LinkKind::nic_leaf,
+                                  LinkKind::leaf_spine};
+    std::vector<TierLoad> tiers;
+    for (const LinkKind kind : kinds) {
+        std::vector<int> links;
+        TierLoad tier;
+        tier.kind = kind;
+        double busiest = 0;
+        for (size_t id = 0; id < graph.links.size(); ++id) {
+            if (graph.links[id].kind != kind)
+                continue;
+            links.push_back(static_cast<int>(id));
+            const double u =
+                id < report.link_utilization.size() ? report.link_utilization[id] : 0.0;
+            if (u > busiest) {
+                busiest = u;
+                tier.busiest_link = static_cast<int>(id);
+            }
+        }
+        if (links.empty())
+            continue;
+        tier.load = linkLoad(report, graph, links);
+        tiers.push_back(tier);
+    }
+    return tiers;
+}
+
+int busiestTier(const std::vector<TierLoad>& tiers) {
+    int best = -1;
+    for (size_t i = 0; i < tiers.size(); ++i)
+        if (tiers[i].load.bytes > 0 &&
+            (best < 0 ||
+             tiers[i].load.utilization > tiers[static_cast<size_t>(best)].load.utilization))
+            best = static_cast<int>(i);
+    return best;
+}
+
+int busiestLink(const Report& report) {
+    int best = -1;
+    double busiest = 0;
+    for (size_t id = 0; id < report.link_utilization.size(); ++id)
+        if (report.link_utilization[id] > busiest) {
+            busiest = report.link_utilization[id];
+            best = static_cast<int>(id);
+        }
+    return best;
+}
+
+std::string tierName(LinkKind kind, const ClusterSpec& cluster) {
+    switch (kind) {
+    case LinkKind::scale_up:
+        return cluster.gpu.scale_up_fabric.empty() ? "scale-up" : cluster.gpu.scale_up_fabric;
+    case LinkKind::gpu_nic:
+        return "PCIe";
+    case LinkKind::nic_leaf:
+        return std::string(displayName(cluster.fabric)) + " leaf";
+    case LinkKind::leaf_spine:
+        return std::string(displayName(cluster.fabric)) + " spine";
+    }
+    return "link";
+}
+
+std::string linkName(const HardwareGraph& graph, int link) {
+    if (link < 0 || link >= static_cast<int>(graph.links.size()))
+        return {};
+    const Link& l = graph.links[static_cast<size_t>(link)];
+    return graph.vertices[static_cast<size_t>(l.a)].label + " → " +
+           graph.vertices[static_cast<size_t>(l.b)].label;
+}
+
+} // namespace moe
