@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace moe::widgets {
 
@@ -83,6 +84,21 @@ std::vector<QCPBars*> addItemBars(QCustomPlot* plot,
         added.push_back(bars);
     }
     return added;
+}
+
+/// Room right of the longest bar for its total ("2.61 s", bold), as a fraction of the bars'
+/// range: the axis spans the plot less the stage names and margins, and the label's share of
+/// it is added to the range (a flat 12% cut the total off in a narrow dock).
+double totalHeadroom(double max_total_s, int plot_width_px, const QFont& small, const QFont& base) {
+    QFont bold_small = small;
+    bold_small.setBold(true);
+    const double total_px =
+        QFontMetricsF(bold_small).horizontalAdvance(formatDuration(max_total_s)) + 12;
+    const double axis_px = std::max(
+        80.0, plot_width_px -
+                  QFontMetricsF(base).horizontalAdvance(QStringLiteral("Step (exposed time)")) -
+                  40.0);
+    return std::clamp(total_px / std::max(1.0, axis_px - total_px), 0.12, 1.0);
 }
 
 /// Totals at the bar ends (only the step's when the bars are too thin for text).
@@ -224,18 +240,17 @@ void BreakdownChart::rebuild(bool for_export) {
     for (QCPBars* bars : addItemBars(plot_, values, scale_, theme, for_export))
         bars_.push_back(bars);
 
-    double max_total = 0;
-    std::vector<double> totals(static_cast<size_t>(n), 0.0);
-    for (int c = 0; c < n; ++c) {
-        for (const double v : values[static_cast<size_t>(c)])
-            totals[static_cast<size_t>(c)] += v;
-        max_total = std::max(max_total, totals[static_cast<size_t>(c)]);
-    }
+    std::vector<double> totals;
+    for (const auto& row : values)
+        totals.push_back(std::accumulate(row.begin(), row.end(), 0.0));
+    const double max_total = *std::max_element(totals.begin(), totals.end());
 
     addTotalLabels(plot_, totals, scale_, roomy, small, theme);
     const double step = report.step_time_s;
+    const double range_s =
+        std::max(1e-12, max_total * (1 + totalHeadroom(max_total, width, small, base)));
     // Pixels per second of the bars, roughly (the axis rect is the plot less its labels).
-    const double px_per_s = (width - 330.0) / std::max(1e-12, max_total * 1.12);
+    const double px_per_s = (width - 330.0) / range_s;
     if (step > 0 && category_px >= fm.height())
         addStepShareLabels(plot_, values[0], step, scale_, px_per_s, small);
 
@@ -245,7 +260,7 @@ void BreakdownChart::rebuild(bool for_export) {
     // At least five bar slots, so a single-stage scenario gets two bars, not two slabs.
     plot_->yAxis->setRange(-0.6 - slack, n - 0.4 + slack);
     plot_->yAxis->setTickLabelFont(base);
-    plot_->xAxis->setRange(0, std::max(1e-9, max_total * scale_ * 1.12));
+    plot_->xAxis->setRange(0, range_s * scale_);
     plot_->xAxis->setLabel(scale_ == 1.0 ? tr("seconds per training step")
                                          : tr("milliseconds per training step"));
     plot_->xAxis->setLabelFont(small);

@@ -137,6 +137,29 @@ void ReliabilityView::changeEvent(QEvent* event) {
         rebuild(false);
 }
 
+namespace {
+
+/// Ticks at intervals people schedule by, labelled in their own units; a narrow panel keeps the
+/// decades only (1 min, 10 min, 1 h, 10 h, ...) so the labels do not run together.
+QSharedPointer<QCPAxisTickerText> checkpointTicker(bool narrow) {
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const struct {
+        double minutes;
+        const char* text;
+        bool decade;
+    } ticks[] = {{0.5, "30 s", false},    {1, "1 min", true},      {2, "2 min", false},
+                 {5, "5 min", false},     {10, "10 min", true},    {20, "20 min", false},
+                 {60, "1 h", true},       {120, "2 h", false},     {300, "5 h", false},
+                 {600, "10 h", true},     {1440, "1 day", true},   {2880, "2 days", false},
+                 {7200, "5 days", false}, {14400, "10 days", true}};
+    for (const auto& tick : ticks)
+        if (tick.decade || !narrow)
+            ticker->addTick(tick.minutes, QString::fromLatin1(tick.text));
+    return ticker;
+}
+
+} // namespace
+
 void ReliabilityView::rebuild(bool for_export) {
     const ChartTheme theme = for_export ? ChartTheme::light() : ChartTheme::fromPalette(palette());
     plot_->clearPlottables();
@@ -215,23 +238,7 @@ void ReliabilityView::rebuild(bool for_export) {
         const double margin = std::max(0.5, (hi - lo) * 0.15);
         plot_->yAxis->setRange(std::max(0.0, lo - margin), std::min(100.0, hi + margin));
     }
-    // Ticks at intervals people schedule by, labelled in their own units; a narrow panel keeps
-    // the decades only (1 min, 10 min, 1 h, 10 h, ...) so the labels do not run together.
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const struct {
-        double minutes;
-        const char* text;
-        bool decade;
-    } ticks[] = {{0.5, "30 s", false},    {1, "1 min", true},      {2, "2 min", false},
-                 {5, "5 min", false},     {10, "10 min", true},    {20, "20 min", false},
-                 {60, "1 h", true},       {120, "2 h", false},     {300, "5 h", false},
-                 {600, "10 h", true},     {1440, "1 day", true},   {2880, "2 days", false},
-                 {7200, "5 days", false}, {14400, "10 days", true}};
-    const bool narrow = !for_export && width() < 560;
-    for (const auto& tick : ticks)
-        if (tick.decade || !narrow)
-            ticker->addTick(tick.minutes, QString::fromLatin1(tick.text));
-    plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setTicker(checkpointTicker(!for_export && width() < 560));
     plot_->xAxis->setLabel(tr("training time between checkpoints (log scale)"));
     plot_->yAxis->setLabel(tr("goodput (%)"));
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {

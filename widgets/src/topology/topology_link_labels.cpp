@@ -207,16 +207,36 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
             p->drawLine(where);
         }
     }
-    // The callout: two lines in a box beside the link (or at the diagram's top left), at a
-    // constant screen size.
+    // The callout: two lines (four when narrow) in a box beside the link (or at the diagram's top
+    // left), at a constant screen size.
     const QString tier_text = m.busiestTierCallout();
     QFont font = p->font();
     font.setPixelSize(m.exporting ? 9 : 11);
     const QFontMetricsF fm(font);
-    const double w =
-        std::max(fm.horizontalAdvance(link_text), fm.horizontalAdvance(tier_text)) + 12;
-    const double h = fm.height() * (tier_text.isEmpty() ? 1 : 2) + 8;
     const QRectF bounds = m.layout.bounds;
+    QStringList lines{link_text};
+    if (!tier_text.isEmpty())
+        lines << tier_text;
+    const auto widest = [&fm](const QStringList& texts) {
+        double most = 0;
+        for (const QString& text : texts)
+            most = std::max(most, fm.horizontalAdvance(text));
+        return most + 12;
+    };
+    // Wider than the diagram on screen (a small cluster at fit zoom): each line breaks after its
+    // name ("busiest link: a -> b" over "10 GB/s · 21%") instead of running off the view.
+    if (widest(lines) > bounds.width() * lod) {
+        QStringList broken;
+        for (const QString& line : lines) {
+            const qsizetype at = line.indexOf(QStringLiteral(" · "));
+            broken << line.left(at);
+            if (at >= 0)
+                broken << line.mid(at + 3);
+        }
+        lines = broken;
+    }
+    const double w = widest(lines);
+    const double h = fm.height() * static_cast<double>(lines.size()) + 8;
     QPointF anchor = where.isNull() ? bounds.topLeft() : where.center();
     // Screen size of the box in scene units, kept inside the diagram.
     const QSizeF box_scene(w / lod, h / lod);
@@ -239,10 +259,9 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
     p->drawRoundedRect(QRectF(0, 0, w, h), 4, 4);
     p->setFont(font);
     p->setPen(m.theme.text);
-    p->drawText(QRectF(6, 4, w - 12, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, link_text);
-    if (!tier_text.isEmpty())
-        p->drawText(QRectF(6, 4 + fm.height(), w - 12, fm.height()),
-                    Qt::AlignLeft | Qt::AlignVCenter, tier_text);
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        p->drawText(QRectF(6, 4 + fm.height() * static_cast<double>(i), w - 12, fm.height()),
+                    Qt::AlignLeft | Qt::AlignVCenter, lines[i]);
     p->restore();
 }
 
