@@ -235,6 +235,9 @@ void TestReport::sideBySideShowsOneViewPerDesign() {
     };
     QCOMPARE(visible(static_cast<TopologyView*>(nullptr)), 2);
     QCOMPARE(visible(static_cast<HeatmapView*>(nullptr)), 0);
+    // Compact: the diagram alone, without the choosers (they squeezed it to a strip).
+    for (auto* topology : view.findChildren<TopologyView*>())
+        QVERIFY(!topology->findChild<QWidget*>("topologyChoosers")->isVisible());
     auto* chooser = view.findChild<QComboBox*>("compareSideChooser");
     QVERIFY(chooser != nullptr);
     chooser->setCurrentIndex(1);

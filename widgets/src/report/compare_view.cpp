@@ -112,6 +112,8 @@ SideViews makeSideViews(QWidget* page, ScenarioDocument* document, ViewState* st
     v.baseline_heatmap = new HeatmapView(document, state, page);
     v.current_topology = new TopologyView(document, state, page);
     v.current_heatmap = new HeatmapView(document, state, page);
+    v.baseline_topology->setCompact(true);
+    v.current_topology->setCompact(true);
     auto* baseline_caption = new QLabel(CompareView::tr("<b>Baseline</b>"), page);
     auto* current_caption = new QLabel(CompareView::tr("<b>Current</b>"), page);
     grid->addWidget(baseline_caption, 1, 0);

@@ -422,6 +422,13 @@ void TopologyView::repaintItems() {
         item->update();
 }
 
+void TopologyView::setCompact(bool compact) {
+    for (const char* name : {"topologyChoosers", "topologyTools"})
+        if (auto* part = findChild<QWidget*>(QLatin1String(name)))
+            part->setVisible(!compact);
+    splitter_->widget(1)->setVisible(!compact);
+}
+
 void TopologyView::fitAll() {
     if (model_->layout.view_bounds.isEmpty())
         return;

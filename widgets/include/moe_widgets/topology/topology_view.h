@@ -56,6 +56,9 @@ public:
     QWidget* widget() override { return this; }
     void showResult(const EvaluationResultPtr& result) override;
     QString exportTo(const QString& path) override;
+    /// Only the diagram (wheel zoom and hover still work): no choosers, zoom buttons or side
+    /// panel. For Compare's side-by-side page, where two views share one dock.
+    void setCompact(bool compact);
 
     /// Level of detail at the current zoom, and the one a zoom (view scale) gives.
     Detail detail() const;
