@@ -1,9 +1,9 @@
 #pragma once
 // The desktop app's window: one dock per view (editor, topology, heatmap, timeline, breakdown,
-// memory, warnings, edit history), the File, Edit, View, Tools and Help menus, and a status bar with the
-// step time, tokens/s, MFU and memory headroom. It owns the document, the evaluator, the shared
-// view state and the theme, and is the only place that forwards results to the views. A scenario
-// file dropped on it opens as File > Open would.
+// memory, warnings, edit history), the File, Edit, View, Tools and Help menus, and a status bar
+// with the step time, tokens/s, MFU and memory headroom. It owns the document, the evaluator, the
+// shared view state and the theme, and is the only place that forwards results to the views. A
+// scenario file dropped on it opens as File > Open would.
 //
 // Its code is split by concern: main_window.cpp (construction, results, status bar, recovery,
 // close), main_window_docks.cpp (docks and their layout), main_window_menus.cpp (menus and
