@@ -6,6 +6,7 @@
 #include "moe_widgets/document/view_state.h"
 #include "moe_widgets/window/help_dialogs.h"
 #include "moe_widgets/window/interop_dialogs.h"
+#include "window/raise_dialog.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -22,16 +23,14 @@ namespace moe::widgets {
 
 namespace {
 
-// Help pages are windows beside the work, not modal: one of each, raised when asked again.
-template <class Dialog, class... Args> void showDialogOnce(QWidget* owner, Args... args) {
-    auto* dialog = owner->findChild<Dialog*>(QString(), Qt::FindDirectChildrenOnly);
-    if (!dialog) {
-        dialog = new Dialog(args..., owner);
+// Help pages are windows beside the work, not modal; closed, they go (the shortcuts are read
+// from the menus again next time).
+template <class Dialog, class... Args> void showHelpPage(QWidget* owner, Args... args) {
+    raiseDialog<Dialog>(owner, [&] {
+        auto* dialog = new Dialog(args..., owner);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
-    }
-    dialog->show();
-    dialog->raise();
-    dialog->activateWindow();
+        return dialog;
+    });
 }
 
 } // namespace
@@ -43,11 +42,11 @@ void MainWindow::createMenus() {
     createToolsMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* manual = help->addAction(tr("&Model and assumptions…"), QKeySequence::HelpContents,
-                                      this, [this] { showDialogOnce<HelpBrowser>(this); });
+                                      this, [this] { showHelpPage<HelpBrowser>(this); });
     manual->setObjectName(QStringLiteral("modelHelpAction"));
     QAction* keys =
         help->addAction(tr("&Keyboard shortcuts…"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
-                        [this] { showDialogOnce<ShortcutsDialog>(this, menuBar()); });
+                        [this] { showHelpPage<ShortcutsDialog>(this, menuBar()); });
     keys->setObjectName(QStringLiteral("shortcutsHelpAction"));
     help->addSeparator();
     help->addAction(tr("&About MoE Planner"), this, [this] {

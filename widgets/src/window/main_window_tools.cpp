@@ -1,6 +1,7 @@
 // The main window's Tools menu: the layout search (LayoutSearchDialog).
 #include "moe_widgets/window/layout_search_dialog.h"
 #include "moe_widgets/window/main_window.h"
+#include "window/raise_dialog.h"
 
 #include <QAction>
 #include <QMenu>
@@ -19,14 +20,10 @@ void MainWindow::createToolsMenu() {
 }
 
 LayoutSearchDialog* MainWindow::showLayoutSearch() {
-    auto* dialog = findChild<LayoutSearchDialog*>(QString(), Qt::FindDirectChildrenOnly);
-    const bool first = dialog == nullptr;
-    if (first)
-        dialog = new LayoutSearchDialog(document_, this);
-    dialog->show();
-    dialog->raise();
-    dialog->activateWindow();
-    if (first)
+    // Kept when closed, with its ranked list; only the first opening starts a search.
+    const auto [dialog, made] = raiseDialog<LayoutSearchDialog>(
+        this, [this] { return new LayoutSearchDialog(document_, this); });
+    if (made)
         dialog->start();
     return dialog;
 }
