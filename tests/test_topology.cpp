@@ -420,6 +420,60 @@ private slots:
         QCOMPARE(busiestLink(idle), -1);
         QCOMPARE(busiestTier(tierLoads(idle, g)), -1);
     }
+
+    void tierLoadsOfARackRange() {
+        // Two racks. Vertices: 0 gpu (rack 0), 1 gpu (rack 1), 2 nvswitch (rack 0), 3 nvswitch
+        // (rack 1), 4 nic (rack 0), 5 nic (rack 1), 6 leaf0 (cabled to rack 0 only), 7 leaf1
+        // (cabled to both racks), 8 spine.
+        HardwareGraph g;
+        g.leaves = 2;
+        g.vertices.resize(9);
+        const int racks[] = {0, 1, 0, 1, 0, 1, -1, -1, -1};
+        for (int v = 0; v < 9; ++v)
+            g.vertices[static_cast<size_t>(v)].rack = racks[v];
+        g.vertices[6].kind = g.vertices[7].kind = VertexKind::leaf_switch;
+        g.vertices[6].index = 0;
+        g.vertices[7].index = 1;
+        g.links = {{0, 2, LinkKind::scale_up, 100, 1},    // 0: rack 0, 10 GB
+                   {1, 3, LinkKind::scale_up, 100, 1},    // 1: rack 1, 20 GB
+                   {4, 6, LinkKind::nic_leaf, 50, 1},     // 2: rack 0, 4 GB
+                   {4, 7, LinkKind::nic_leaf, 50, 1},     // 3: rack 0, 6 GB
+                   {5, 7, LinkKind::nic_leaf, 50, 1},     // 4: rack 1, 8 GB
+                   {6, 8, LinkKind::leaf_spine, 200, 1},  // 5: leaf0, 30 GB
+                   {7, 8, LinkKind::leaf_spine, 200, 1}}; // 6: leaf1, 40 GB
+        Report r;
+        r.step_time_s = 1;
+        r.link_bytes = {10e9, 20e9, 4e9, 6e9, 8e9, 30e9, 40e9};
+        r.link_utilization = {0.1, 0.2, 0.08, 0.12, 0.16, 0.15, 0.2};
+        // Rack 0 alone: NVLink 10 GB of 100 GB/s = 10%; its two cables 4 + 6 = 10 GB of
+        // 100 GB/s = 10%; leaf0's uplink (30 GB of 200 GB/s = 15%) but not leaf1's, whose
+        // other cable reaches rack 1.
+        const std::vector<TierLoad> rack0 = tierLoadsOfRacks(r, g, 0, 1);
+        QCOMPARE(static_cast<int>(rack0.size()), 3);
+        QCOMPARE(rack0[0].load.bytes, 10e9);
+        QCOMPARE(rack0[1].kind, LinkKind::nic_leaf);
+        QCOMPARE(rack0[1].load.links, 2);
+        QCOMPARE(rack0[1].load.bytes, 10e9);
+        QCOMPARE(rack0[1].load.utilization, 0.1);
+        QCOMPARE(rack0[1].busiest_link, 3);
+        QCOMPARE(rack0[2].kind, LinkKind::leaf_spine);
+        QCOMPARE(rack0[2].load.bytes, 30e9);
+        QCOMPARE(rack0[2].load.utilization, 0.15);
+        // Rack 1 alone: 20 GB NVLink, 8 GB cable, no uplink (neither leaf is its own).
+        const std::vector<TierLoad> rack1 = tierLoadsOfRacks(r, g, 1, 2);
+        QCOMPARE(static_cast<int>(rack1.size()), 2);
+        QCOMPARE(rack1[0].load.bytes, 20e9);
+        QCOMPARE(rack1[1].load.bytes, 8e9);
+        // Both racks: every link, the same as tierLoads.
+        const std::vector<TierLoad> both = tierLoadsOfRacks(r, g, 0, 2);
+        const std::vector<TierLoad> all = tierLoads(r, g);
+        QCOMPARE(both.size(), all.size());
+        for (size_t t = 0; t < all.size(); ++t)
+            QCOMPARE(both[t].load.bytes, all[t].load.bytes);
+        QCOMPARE(both[2].load.bytes, 70e9);
+        // No rack: nothing.
+        QVERIFY(tierLoadsOfRacks(r, g, 2, 2).empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTopology)

@@ -240,7 +240,41 @@ private slots:
         // (S + 24 + 14) down to its leaf row.
         QCOMPARE(l.trunks[5].line.front(), QPointF(3390, spine_label + 38));
         QCOMPARE(l.trunks[5].line.back().x(), l.pods[5].leaf_rects.front().left());
+        // Aggregated: the summary takes pod 1's place (the rest of row 0 in 2 columns); the
+        // view keeps the full width and ends 28 below row 0.
+        QCOMPARE(l.aggregateRect(), l.pods[1].rect);
+        QCOMPARE(l.aggregatedBounds(), QRectF(-16, -12, 6724 + 32, top + pod_h + 28 + 12));
         checkInvariants(l);
+    }
+
+    void aggregatedViewOfOnePodAndOfPodRows() {
+        // One pod (both racks under one leaf): nothing to aggregate, the whole diagram shows.
+        ClusterShape one = shapeOf(8, 4, {4, 4});
+        one.leaves = 1;
+        one.nic_leaf.assign(8, 0);
+        const TopologyLayout single = layoutTopology(one);
+        QCOMPARE(single.pods.size(), size_t(1));
+        QVERIFY(single.aggregateRect().isEmpty());
+        QCOMPARE(single.aggregatedBounds(), single.bounds);
+        // Three one-node pods under their own leaves, no spines: pods 0 and 1 side by side,
+        // pod 2 under them, so the summary is pod 1's place and the view ends above pod 2.
+        ClusterShape three = shapeOf(8, 1, {1, 1, 1});
+        three.leaves = 3;
+        three.nic_leaf = {0, 1, 2};
+        const TopologyLayout row = layoutTopology(three);
+        QCOMPARE(row.pods.size(), size_t(3));
+        QCOMPARE(row.aggregateRect(), row.pods[1].rect);
+        QVERIFY(!row.aggregatedBounds().intersects(row.pods[2].rect));
+        // Five such pods sit in rows of three: the summary spans pods 1 and 2, 422 wide with a
+        // 48 gap: x 470 to 470 + 2 * 422 + 48 = 1362.
+        ClusterShape five = shapeOf(8, 1, {1, 1, 1, 1, 1});
+        five.leaves = 5;
+        five.nic_leaf = {0, 1, 2, 3, 4};
+        const TopologyLayout wide = layoutTopology(five);
+        QCOMPARE(wide.aggregateRect(), QRectF(470, 0, 892, 314));
+        QVERIFY(!wide.aggregatedBounds().intersects(wide.pods[3].rect));
+        QVERIFY(row.aggregatedBounds().contains(row.pods[0].rect));
+        QVERIFY(row.aggregatedBounds().contains(row.aggregateRect()));
     }
 
     void gb200RacksOfSixteenTrays() {

@@ -33,6 +33,11 @@ struct TierLoad {
 };
 /// The tiers that have links, in LinkKind order.
 std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph);
+/// The tiers of the links of racks [first_rack, end_rack): the links that start at their GPUs
+/// and NICs, and the spine uplinks of the leaves whose NICs all sit in them (a pod's leaves).
+/// What a diagram that draws those racks as one "x N" summary sums for them.
+std::vector<TierLoad> tierLoadsOfRacks(const Report& report, const HardwareGraph& graph,
+                                       int first_rack, int end_rack);
 /// Index into `tiers` of the tier with the highest mean utilization, -1 when none carries
 /// traffic.
 int busiestTier(const std::vector<TierLoad>& tiers);

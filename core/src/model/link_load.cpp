@@ -26,7 +26,11 @@ LinkLoad linkLoad(const Report& report, const HardwareGraph& graph, int link) {
     return linkLoad(report, graph, std::vector<int>{link});
 }
 
-std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph) {
+namespace {
+
+/// The tiers of the links `counted` marks (one flag per link).
+std::vector<TierLoad> tierLoadsOf(const Report& report, const HardwareGraph& graph,
+                                  const std::vector<char>& counted) {
     constexpr LinkKind kinds[] = {LinkKind::scale_up, LinkKind::gpu_nic, LinkKind::nic_leaf,
                                   LinkKind::leaf_spine};
     std::vector<TierLoad> tiers;
@@ -36,7 +40,7 @@ std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph
         tier.kind = kind;
         double busiest = 0;
         for (size_t id = 0; id < graph.links.size(); ++id) {
-            if (graph.links[id].kind != kind)
+            if (graph.links[id].kind != kind || !counted[id])
                 continue;
             links.push_back(static_cast<int>(id));
             const double u =
@@ -52,6 +56,43 @@ std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph
         tiers.push_back(tier);
     }
     return tiers;
+}
+
+} // namespace
+
+std::vector<TierLoad> tierLoads(const Report& report, const HardwareGraph& graph) {
+    return tierLoadsOf(report, graph, std::vector<char>(graph.links.size(), 1));
+}
+
+std::vector<TierLoad> tierLoadsOfRacks(const Report& report, const HardwareGraph& graph,
+                                       int first_rack, int end_rack) {
+    auto inRange = [&](int rack) { return rack >= first_rack && rack < end_rack; };
+    // A leaf belongs to the racks when every NIC cabled to it sits in them: 1 = yes so far,
+    // 0 = no NIC seen yet, -1 = a NIC outside.
+    std::vector<int> leaf_inside(static_cast<size_t>(graph.leaves), 0);
+    for (const Link& link : graph.links) {
+        if (link.kind != LinkKind::nic_leaf)
+            continue;
+        const int leaf = graph.vertices[static_cast<size_t>(link.b)].index;
+        if (leaf < 0 || leaf >= graph.leaves)
+            continue;
+        int& inside = leaf_inside[static_cast<size_t>(leaf)];
+        if (!inRange(graph.vertices[static_cast<size_t>(link.a)].rack))
+            inside = -1;
+        else if (inside == 0)
+            inside = 1;
+    }
+    std::vector<char> counted(graph.links.size(), 0);
+    for (size_t id = 0; id < graph.links.size(); ++id) {
+        const Link& link = graph.links[id];
+        // Every link but a leaf's uplink starts at a GPU or a NIC, which knows its rack.
+        const Vertex& a = graph.vertices[static_cast<size_t>(link.a)];
+        counted[id] = link.kind == LinkKind::leaf_spine
+                          ? a.index >= 0 && a.index < graph.leaves &&
+                                leaf_inside[static_cast<size_t>(a.index)] == 1
+                          : inRange(a.rack);
+    }
+    return tierLoadsOf(report, graph, counted);
 }
 
 int busiestTier(const std::vector<TierLoad>& tiers) {

@@ -415,6 +415,25 @@ void placeSpines(TopologyLayout& l, double left, double total_w, double bus_y) {
 
 } // namespace
 
+QRectF TopologyLayout::aggregateRect() const {
+    if (pods.size() < 2)
+        return {};
+    QRectF rect = pods[1].rect;
+    // Pods of the first row sit at one height; the summary takes all of the row after pod 0.
+    for (size_t p = 2; p < pods.size() && pods[p].rect.top() == pods[0].rect.top(); ++p)
+        rect = rect.united(pods[p].rect);
+    return rect;
+}
+
+QRectF TopologyLayout::aggregatedBounds() const {
+    const QRectF summary = aggregateRect();
+    if (summary.isEmpty())
+        return bounds;
+    QRectF shown = bounds;
+    shown.setBottom(std::max(pods[0].rect.bottom(), summary.bottom()) + 28);
+    return shown;
+}
+
 TopologyLayout layoutTopology(const ClusterShape& shape) {
     TopologyLayout l;
     l.shape = shape;

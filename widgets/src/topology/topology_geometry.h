@@ -159,6 +159,13 @@ struct TopologyLayout {
     /// From spine `spine` down to the bus the trunks arrive at.
     QLineF spineDropLine(int spine) const;
 
+    /// The aggregated view draws pod 0 in full and the pods after it as one "x N" summary that
+    /// stands in the rest of pod 0's row (in pod 1's place when pods sit in one column).
+    /// Empty with fewer than two pods.
+    QRectF aggregateRect() const;
+    /// What the aggregated view shows: the spines, pod 0 and the summary, cut below them.
+    QRectF aggregatedBounds() const;
+
     /// Hit tests: the rack, node and GPU at `pos` (-1 for none). A GPU is found within half a
     /// gap of its tile, so the cursor never flickers between tiles.
     int rackAt(const QPointF& pos) const;
