@@ -124,7 +124,7 @@ private slots:
         QCOMPARE(l.bounds, QRectF(-16, -12, 422 + 32, 194 + 28));
         QCOMPARE(l.view_bounds, l.bounds);
         QVERIFY(l.new_rack_rect.isEmpty());
-        QVERIFY(l.spine_rects.empty());
+        QVERIFY(l.spines.rects.empty());
         checkInvariants(l);
     }
 
@@ -208,7 +208,7 @@ private slots:
         QCOMPARE(l.pods.size(), size_t(8));
         QCOMPARE(l.pods[3].first_rack, 24);
         QCOMPARE(l.pods[3].leaves, (std::vector<int>{24, 25, 26, 27, 28, 29, 30, 31}));
-        QCOMPARE(l.spine_rects.size(), size_t(32));
+        QCOMPARE(l.spines.rects.size(), size_t(32));
         QCOMPARE(l.node_cols, 1); // 2 columns only from 8 slots up
         // Pod inside: 8 racks, 8 * 394 + 7 * 18 = 3278 (wider than 8 leaves, 584); 3306 padded.
         // Pod height: header H + 120 + 522 + 14 = H + 656. Grid of 8 pods in c columns, rows
@@ -235,15 +235,22 @@ private slots:
         const double pod5_top = top + 2 * (pod_h + 48);
         QCOMPARE(l.gpuRect(1487), QRectF(6242, pod5_top + header + 120 + 150 + 44, 40, 40));
         // 32 spines over 6668 (the width right of the gutter): 208.375 apart, 66 wide.
-        QCOMPARE(l.spine_rects[5], QRectF(56 + 5.5 * 208.375 - 33, spine_label, 66, 24));
+        QCOMPARE(l.spines.rects[5], QRectF(56 + 5.5 * 208.375 - 33, spine_label, 66, 24));
         // Pod 5's trunk in lane 2 of the gutter: 3418 - 12 - 2 * 8 = 3390, from the bus
         // (S + 24 + 14) down to its leaf row.
         QCOMPARE(l.trunks[5].line.front(), QPointF(3390, spine_label + 38));
         QCOMPARE(l.trunks[5].line.back().x(), l.pods[5].leaf_rects.front().left());
-        // Aggregated: the summary takes pod 1's place (the rest of row 0 in 2 columns); the
-        // view keeps the full width and ends 28 below row 0.
-        QCOMPARE(l.aggregateRect(), l.pods[1].rect);
-        QCOMPARE(l.aggregatedBounds(), QRectF(-16, -12, 6724 + 32, top + pod_h + 28 + 12));
+        // Aggregated: the summary takes pod 2's place, under pod 0; the view is column 0 (the
+        // gutter and pod 0: 56 + 3306, + 16 of frame each side) down to 28 under the summary;
+        // its 32 spines spread over pod 0's width, 3306 / 32 = 103.3125 apart, still 66 wide;
+        // the bus runs from the summary's trunk (lane 1: 56 - 12 - 8 = 36) to pod 0's right.
+        const AggregatedGeometry& a = l.aggregated;
+        QCOMPARE(a.summary_pod, 2);
+        QCOMPARE(a.summary, l.pods[2].rect);
+        QCOMPARE(a.bounds, QRectF(-16, -12, 16 + 56 + 3306 + 16, 12 + top + 2 * pod_h + 48 + 28));
+        QCOMPARE(a.spines.rects.size(), size_t(32));
+        QCOMPARE(a.spines.rects[5], QRectF(56 + 5.5 * 103.3125 - 33, spine_label, 66, 24));
+        QCOMPARE(a.spines.bus, QLineF(36, spine_label + 38, 56 + 3306, spine_label + 38));
         checkInvariants(l);
     }
 
@@ -254,27 +261,35 @@ private slots:
         one.nic_leaf.assign(8, 0);
         const TopologyLayout single = layoutTopology(one);
         QCOMPARE(single.pods.size(), size_t(1));
-        QVERIFY(single.aggregateRect().isEmpty());
-        QCOMPARE(single.aggregatedBounds(), single.bounds);
+        QCOMPARE(single.aggregated.summary_pod, -1);
+        QCOMPARE(single.aggregated.bounds, single.bounds);
         // Three one-node pods under their own leaves, no spines: pods 0 and 1 side by side,
-        // pod 2 under them, so the summary is pod 1's place and the view ends above pod 2.
+        // pod 2 under pod 0, so the summary stands there and the view is column 0.
         ClusterShape three = shapeOf(8, 1, {1, 1, 1});
         three.leaves = 3;
         three.nic_leaf = {0, 1, 2};
-        const TopologyLayout row = layoutTopology(three);
-        QCOMPARE(row.pods.size(), size_t(3));
-        QCOMPARE(row.aggregateRect(), row.pods[1].rect);
-        QVERIFY(!row.aggregatedBounds().intersects(row.pods[2].rect));
-        // Five such pods sit in rows of three: the summary spans pods 1 and 2, 422 wide with a
-        // 48 gap: x 470 to 470 + 2 * 422 + 48 = 1362.
+        const TopologyLayout rows = layoutTopology(three);
+        QCOMPARE(rows.pods.size(), size_t(3));
+        QCOMPARE(rows.aggregated.summary_pod, 2);
+        QCOMPARE(rows.aggregated.summary, rows.pods[2].rect);
+        QVERIFY(rows.aggregated.bounds.contains(rows.pods[0].rect));
+        QVERIFY(rows.aggregated.bounds.contains(rows.aggregated.summary));
+        QVERIFY(!rows.aggregated.bounds.intersects(rows.pods[1].rect));
+        // Two such pods fit one row: the summary takes the rest of it (pod 1's place).
+        ClusterShape two = shapeOf(8, 1, {1, 1});
+        two.leaves = 2;
+        two.nic_leaf = {0, 1};
+        const TopologyLayout row = layoutTopology(two);
+        QCOMPARE(row.aggregated.summary_pod, 1);
+        QCOMPARE(row.aggregated.summary, row.pods[1].rect);
+        QCOMPARE(row.aggregated.bounds.width(), row.bounds.width());
+        // Five in rows of three: the summary under pod 0 (pod 3's place).
         ClusterShape five = shapeOf(8, 1, {1, 1, 1, 1, 1});
         five.leaves = 5;
         five.nic_leaf = {0, 1, 2, 3, 4};
         const TopologyLayout wide = layoutTopology(five);
-        QCOMPARE(wide.aggregateRect(), QRectF(470, 0, 892, 314));
-        QVERIFY(!wide.aggregatedBounds().intersects(wide.pods[3].rect));
-        QVERIFY(row.aggregatedBounds().contains(row.pods[0].rect));
-        QVERIFY(row.aggregatedBounds().contains(row.aggregateRect()));
+        QCOMPARE(wide.aggregated.summary_pod, 3);
+        QCOMPARE(wide.aggregated.summary, wide.pods[3].rect);
     }
 
     void gb200RacksOfSixteenTrays() {

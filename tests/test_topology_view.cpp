@@ -295,9 +295,9 @@ private slots:
         qInfo("2048 GPUs: first showResult + repaint %.1f ms, again %.1f ms", first_ms, again_ms);
         QVERIFY2(again_ms < 1000, qPrintable(QString::number(again_ms)));
 
-        // 64 racks, 8 pods, two fabric layers and the busiest-link callout: no item per GPU
-        // (2048) or link (8192).
-        QCOMPARE(view.sceneItemCount(), 64 + 8 + 2 + 1);
+        // 64 racks, 8 pods, two fabric layers, the busiest-link callout and the aggregated
+        // view's "x N" summary (hidden until asked for): no item per GPU (2048) or link (8192).
+        QCOMPARE(view.sceneItemCount(), 64 + 8 + 2 + 1 + 1);
         // The whole cluster in view is too small for labels; zoomed onto a GPU, everything.
         QVERIFY(view.detail() != TopologyView::Detail::full);
         QCOMPARE(TopologyView::detailAt(0.05), TopologyView::Detail::racks);
@@ -343,7 +343,8 @@ private slots:
         int cached = 0;
         for (QGraphicsItem* item : view.scene()->items())
             cached += item->cacheMode() == QGraphicsItem::DeviceCoordinateCache ? 1 : 0;
-        QCOMPARE(cached, view.sceneItemCount() - 3); // all but the fabric layers and the callout
+        // All but the fabric layers, the callout and the aggregated view's summary.
+        QCOMPARE(cached, view.sceneItemCount() - 4);
         view.zoomToGpu(0, 20);
         const QImage before = view.graphicsView()->viewport()->grab().toImage();
         state.setGpuMetric(GpuMetric::memory_use);

@@ -146,12 +146,12 @@ QLineF TopologyLayout::cableLine(int rack, int port) const {
 
 QLineF TopologyLayout::uplinkLine(const PodGeometry& pod, int slot, int spine) const {
     const QRectF& lr = pod.leaf_rects[static_cast<size_t>(slot)];
-    const QRectF& sr = spine_rects[static_cast<size_t>(spine)];
+    const QRectF& sr = spines.rects[static_cast<size_t>(spine)];
     return {lr.center().x(), lr.top(), sr.center().x(), sr.bottom()};
 }
 
-QLineF TopologyLayout::spineDropLine(int spine) const {
-    const QRectF& sr = spine_rects[static_cast<size_t>(spine)];
+QLineF SpineRow::dropLine(int spine) const {
+    const QRectF& sr = rects[static_cast<size_t>(spine)];
     return {sr.center().x(), sr.bottom(), sr.center().x(), bus.y1()};
 }
 
@@ -394,45 +394,59 @@ void placePod(TopologyLayout& l, const PodGrid& grid, int p, const QPointF& orig
     }
 }
 
-/// The spines spread over the width of the pod grid, their caption and the trunks' bus.
-void placeSpines(TopologyLayout& l, double left, double total_w, double bus_y) {
-    l.spine_rects.clear();
+/// The spines spread over [left, right], their caption, and the bus from the leftmost of
+/// `trunks` to `right`.
+SpineRow spineRow(const TopologyLayout& l, double left, double right, double bus_y,
+                  const std::vector<const TrunkGeometry*>& trunks) {
+    SpineRow row;
     const int spines = l.shape.spines;
     if (spines <= 0)
-        return;
-    const double spacing = (total_w - left) / spines;
+        return row;
+    const double spacing = (right - left) / spines;
     const double w = std::min(kSwitchW, spacing - 6);
     const double width = w >= 10 ? w : std::max(1.0, spacing * 0.8);
     for (int s = 0; s < spines; ++s)
-        l.spine_rects.emplace_back(left + (s + 0.5) * spacing - width / 2, l.spine_label_h, width,
-                                   kSwitchH);
-    l.spine_label_rect = QRectF(left, 0, total_w - left, l.spine_label_h - 4);
-    l.bus = l.trunks.empty() ? QLineF()
-                             : QLineF(l.trunks.back().line.front().x(), bus_y, total_w, bus_y);
-    for (const auto& trunk : l.trunks)
-        l.bus.setP1(QPointF(std::min(l.bus.x1(), trunk.line.front().x()), bus_y));
+        row.rects.emplace_back(left + (s + 0.5) * spacing - width / 2, l.spine_label_h, width,
+                               kSwitchH);
+    row.label_rect = QRectF(left, 0, right - left, l.spine_label_h - 4);
+    if (trunks.empty())
+        return row;
+    double bus_left = right;
+    for (const TrunkGeometry* trunk : trunks)
+        bus_left = std::min(bus_left, trunk->line.front().x());
+    row.bus = QLineF(bus_left, bus_y, right, bus_y);
+    return row;
+}
+
+/// The aggregated view (AggregatedGeometry): the summary's place, the part shown, its spines.
+void placeAggregated(TopologyLayout& l, int cols, double left, double bus_y) {
+    AggregatedGeometry& a = l.aggregated;
+    a = {};
+    a.bounds = l.bounds;
+    a.spines = l.spines;
+    const int pods = static_cast<int>(l.pods.size());
+    if (pods < 2)
+        return;
+    if (pods <= cols) { // one row: the summary takes the rest of it
+        a.summary_pod = 1;
+        a.summary = l.pods[1].rect;
+        for (int p = 2; p < pods; ++p)
+            a.summary = a.summary.united(l.pods[static_cast<size_t>(p)].rect);
+        a.bounds.setBottom(a.summary.bottom() + 28);
+        return;
+    }
+    a.summary_pod = cols; // the first pod of the second row, under pod 0
+    a.summary = l.pods[static_cast<size_t>(cols)].rect;
+    const double right = l.pods[0].rect.right();
+    a.bounds = QRectF(l.bounds.topLeft(), QPointF(right + 16, a.summary.bottom() + 28));
+    std::vector<const TrunkGeometry*> trunks;
+    for (const TrunkGeometry& trunk : l.trunks)
+        if (trunk.pod == 0 || trunk.pod == cols)
+            trunks.push_back(&trunk);
+    a.spines = spineRow(l, left, right, bus_y, trunks);
 }
 
 } // namespace
-
-QRectF TopologyLayout::aggregateRect() const {
-    if (pods.size() < 2)
-        return {};
-    QRectF rect = pods[1].rect;
-    // Pods of the first row sit at one height; the summary takes all of the row after pod 0.
-    for (size_t p = 2; p < pods.size() && pods[p].rect.top() == pods[0].rect.top(); ++p)
-        rect = rect.united(pods[p].rect);
-    return rect;
-}
-
-QRectF TopologyLayout::aggregatedBounds() const {
-    const QRectF summary = aggregateRect();
-    if (summary.isEmpty())
-        return bounds;
-    QRectF shown = bounds;
-    shown.setBottom(std::max(pods[0].rect.bottom(), summary.bottom()) + 28);
-    return shown;
-}
 
 TopologyLayout layoutTopology(const ClusterShape& shape) {
     TopologyLayout l;
@@ -459,7 +473,10 @@ TopologyLayout layoutTopology(const ClusterShape& shape) {
         placePod(l, grid, p, QPointF(left + col * (pod_w + gap_x), top + row * (pod_h + kPodGapY)),
                  row, bus_y);
     }
-    placeSpines(l, left, total_w, bus_y);
+    std::vector<const TrunkGeometry*> trunks;
+    for (const TrunkGeometry& trunk : l.trunks)
+        trunks.push_back(&trunk);
+    l.spines = spineRow(l, left, total_w, bus_y, trunks);
     const double bottom = top + rows * pod_h + (rows - 1) * kPodGapY;
     l.bounds = QRectF(-16, -12, total_w + 32, bottom + 28);
     l.new_rack_rect = QRectF();
@@ -470,6 +487,7 @@ TopologyLayout layoutTopology(const ClusterShape& shape) {
                                  std::clamp(l.node_w * 0.4, kNewRackMinW, l.rack_w), last.height());
         l.view_bounds = l.bounds.united(l.new_rack_rect.adjusted(-16, -12, 16, 28));
     }
+    placeAggregated(l, cols, left, bus_y);
     return l;
 }
 

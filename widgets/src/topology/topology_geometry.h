@@ -97,6 +97,28 @@ struct TrunkGeometry {
     int pod = 0;
 };
 
+/// The spine switches spread over a width, their caption above them and the bus under them
+/// where the pods' trunks arrive (empty without trunks).
+struct SpineRow {
+    std::vector<QRectF> rects;
+    QRectF label_rect;
+    QLineF bus;
+    /// From spine `spine` down to the bus.
+    QLineF dropLine(int spine) const;
+};
+
+/// The aggregated view of a cluster of several pods (a review slide): pod 0 drawn in full, the
+/// other pods as one "x N" summary in the place of `summary_pod`, whose trunk then carries their
+/// summed uplinks. With pods in rows the summary stands under pod 0 (the first pod of the second
+/// row) and the view is pod 0's column, its spines spread over that width; with pods in one row
+/// it takes the rest of the row.
+struct AggregatedGeometry {
+    int summary_pod = -1; ///< -1 with fewer than two pods: nothing to aggregate
+    QRectF summary;
+    QRectF bounds; ///< what the view shows (the whole diagram with one pod)
+    SpineRow spines;
+};
+
 struct TopologyLayout {
     ClusterShape shape;
     int gpus = 0, nodes = 0, racks = 0;
@@ -115,11 +137,10 @@ struct TopologyLayout {
     std::vector<int> leaf_pod, leaf_slot; ///< per leaf: its pod and slot among the pod's leaves
     double pod_header_h = kPodHeader;     ///< grows so pod captions stay readable when fitted
     double spine_label_h = kSpineLabelH;
-    std::vector<QRectF> spine_rects;
-    QRectF spine_label_rect;
+    SpineRow spines;
     bool mesh = false; ///< every leaf->spine link drawn (pods in one row), else trunks
     std::vector<TrunkGeometry> trunks;
-    QLineF bus; ///< under the spines, where the trunks arrive
+    AggregatedGeometry aggregated;
 
     int rackOfNode(int node) const { return node_rack[static_cast<size_t>(node)]; }
     int firstNode(int rack) const { return rack_first_node[static_cast<size_t>(rack)]; }
@@ -156,15 +177,6 @@ struct TopologyLayout {
     QLineF cableLine(int rack, int port) const;
     /// A leaf<->spine link (drawn when `mesh`).
     QLineF uplinkLine(const PodGeometry& pod, int slot, int spine) const;
-    /// From spine `spine` down to the bus the trunks arrive at.
-    QLineF spineDropLine(int spine) const;
-
-    /// The aggregated view draws pod 0 in full and the pods after it as one "x N" summary that
-    /// stands in the rest of pod 0's row (in pod 1's place when pods sit in one column).
-    /// Empty with fewer than two pods.
-    QRectF aggregateRect() const;
-    /// What the aggregated view shows: the spines, pod 0 and the summary, cut below them.
-    QRectF aggregatedBounds() const;
 
     /// Hit tests: the rack, node and GPU at `pos` (-1 for none). A GPU is found within half a
     /// gap of its tile, so the cursor never flickers between tiles.

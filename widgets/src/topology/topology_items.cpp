@@ -1,4 +1,6 @@
 #include "topology/topology_items.h"
+
+#include "topology/topology_aggregate.h"
 #include "topology/topology_link_labels.h"
 
 #include "common/view_export.h"
@@ -148,6 +150,8 @@ void RackItem::paintWholeRack(QPainter* p, double lod) const {
 
 void RackItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     const TopologyModel& m = *model_;
+    if (m.rackHidden(rack_))
+        return;
     const double lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
     const TopologyView::Detail detail = detailFor(lod);
     if (detail == TopologyView::Detail::racks) {
@@ -196,9 +200,15 @@ void RackItem::paintFrame(QPainter* p, double lod, bool full) const {
                                1));
     p->setBrush(m.theme.rack_fill);
     p->drawRoundedRect(rr, 6, 6);
-    drawScreenText(p, lod, m.layout.rackHeaderRect(rack_),
-                   (over ? QStringLiteral("⚠ ") : QString()) + m.rackCaption(rack_),
-                   std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0), Qt::AlignLeft | Qt::AlignVCenter,
+    // The caption whole, else its rack number and power (the node count is drawn as slots).
+    const QRectF header = m.layout.rackHeaderRect(rack_);
+    const double caption_px = std::clamp(kRackHeader * lod * 0.5, 9.0, 14.0);
+    const QString mark = over ? QStringLiteral("⚠ ") : QString();
+    QString caption = mark + m.rackCaption(rack_);
+    if (!textFits(p, lod, header, caption, caption_px, true))
+        caption = mark + QStringLiteral("rack %1").arg(rack_) +
+                  caption.section(QStringLiteral(" nodes"), 1); // " · 35.2 kW" or ""
+    drawScreenText(p, lod, header, caption, caption_px, Qt::AlignLeft | Qt::AlignVCenter,
                    over ? m.theme.danger : m.theme.text, true);
     // Free slots, where a node dragged from another rack can go.
     QPen free_pen = screenPen(m.theme.node_border, 1);
@@ -466,11 +476,11 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     const bool full = detailFor(lod) == TopologyView::Detail::full;
     const bool spines = layer_ == Layer::spines;
 
-    if (spines && !m.layout.spine_rects.empty()) {
+    if (spines && !m.spineRow().rects.empty()) {
         double max_up = 0;
         for (const double u : m.leaf_up_util)
             max_up = std::max(max_up, u);
-        drawScreenText(p, lod, m.layout.spine_label_rect,
+        drawScreenText(p, lod, m.spineRow().label_rect,
                        QStringLiteral("Spine layer · %1 switches · %2 leaf uplinks · busiest %3")
                            .arg(g.spines)
                            .arg(std::accumulate(g.leaf_spine_links_count.begin(),
@@ -485,7 +495,8 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     int uplink_count = 0;
     for (size_t pod = 0; spines && pod < m.layout.pods.size(); ++pod) {
         const PodGeometry& pd = m.layout.pods[pod];
-        for (size_t slot = 0; slot < pd.leaves.size(); ++slot) {
+        for (size_t slot = 0; !m.podHidden(static_cast<int>(pod)) && slot < pd.leaves.size();
+             ++slot) {
             const int leaf = pd.leaves[slot];
             const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
             const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
@@ -510,15 +521,19 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     if (!spines && !m.layout.trunks.empty()) {
         LineBatch trunks;
         for (const auto& trunk : m.layout.trunks) {
-            const double u = m.pod_up_util[static_cast<size_t>(trunk.pod)];
+            // Aggregated: the summary's trunk carries the summed pods' uplinks, the others hide.
+            if (m.podHidden(trunk.pod) && trunk.pod != m.layout.aggregated.summary_pod)
+                continue;
+            const double u = m.podHidden(trunk.pod) ? m.hidden.up_util
+                                                    : m.pod_up_util[static_cast<size_t>(trunk.pod)];
             const QColor color = quantizedLinkColor(m, u, u > 0 ? 1 : 0);
             for (int i = 0; i + 1 < trunk.line.size(); ++i)
                 trunks.add(color, QLineF(trunk.line[i], trunk.line[i + 1]));
         }
         LineBatch bus;
-        bus.add(m.theme.switch_fill, m.layout.bus);
-        for (int spine = 0; spine < static_cast<int>(m.layout.spine_rects.size()); ++spine)
-            bus.add(m.theme.switch_fill, m.layout.spineDropLine(spine));
+        bus.add(m.theme.switch_fill, m.spineRow().bus);
+        for (int spine = 0; spine < static_cast<int>(m.spineRow().rects.size()); ++spine)
+            bus.add(m.theme.switch_fill, m.spineRow().dropLine(spine));
         bus.draw(p, full ? 3.0 : 2.0, 255);
         trunks.draw(p, full ? 3.0 : 2.0, 255);
     }
@@ -526,6 +541,8 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     // NIC <-> leaf, one line per rack and leaf, from the leaf to the rack's port for it.
     LineBatch cables;
     for (int rack = 0; !spines && rack < m.layout.racks; ++rack) {
+        if (m.rackHidden(rack))
+            continue;
         for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
             const QLineF line = m.layout.cableLine(rack, b.port);
             if (!exposed.intersects(
@@ -546,19 +563,25 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
         p->setPen(Qt::NoPen);
         p->setBrush(m.theme.switch_fill);
         p->drawRoundedRect(r, std::min(4.0, r.width() / 4), std::min(4.0, r.height() / 4));
-        drawScreenText(p, lod, r, label, std::clamp(r.height() * lod * 0.48, 8.0, 12.0),
-                       Qt::AlignCenter, m.theme.switch_text);
+        const double px = std::clamp(r.height() * lod * 0.48, 8.0, 12.0);
+        // "spine 12" too wide for its box: "12" reads better than "sp…".
+        const QString shown =
+            textFits(p, lod, r, label, px, false) ? label : label.section(QLatin1Char(' '), -1);
+        drawScreenText(p, lod, r, shown, px, Qt::AlignCenter, m.theme.switch_text);
     };
-    for (size_t s = 0; spines && s < m.layout.spine_rects.size(); ++s)
-        drawSwitch(m.layout.spine_rects[s], QStringLiteral("spine %1").arg(s));
+    for (size_t s = 0; spines && s < m.spineRow().rects.size(); ++s)
+        drawSwitch(m.spineRow().rects[s], QStringLiteral("spine %1").arg(s));
     const bool rail = m.result->scenario.cluster.fabric_topology == FabricTopology::rail_optimized;
-    for (const PodGeometry& pd : m.layout.pods)
-        for (size_t slot = 0; !spines && slot < pd.leaves.size(); ++slot) {
+    for (size_t pod = 0; pod < m.layout.pods.size(); ++pod) {
+        const PodGeometry& pd = m.layout.pods[pod];
+        for (size_t slot = 0;
+             !spines && !m.podHidden(static_cast<int>(pod)) && slot < pd.leaves.size(); ++slot) {
             const int leaf = pd.leaves[slot];
             const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + leaf)];
             drawSwitch(pd.leaf_rects[slot], rail ? QStringLiteral("rail %1").arg(v.rail)
                                                  : QStringLiteral("leaf %1").arg(leaf));
         }
+    }
     p->setFont(base);
 }
 
@@ -575,14 +598,15 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
     const TopologyModel& m = *model_;
     const HardwareGraph& g = *m.graph;
     const double step_s = m.report->step_time_s;
-    for (size_t s = 0; s < m.layout.spine_rects.size(); ++s)
-        if (m.layout.spine_rects[s].contains(pos))
+    for (size_t s = 0; s < m.spineRow().rects.size(); ++s)
+        if (m.spineRow().rects[s].contains(pos))
             return QStringLiteral("<b>spine %1</b><br>busiest link %2 of the step")
                 .arg(s)
                 .arg(formatPercent(m.spine_util[s]));
     for (const PodGeometry& pd : m.layout.pods)
         for (size_t slot = 0; slot < pd.leaves.size(); ++slot)
-            if (pd.leaf_rects[slot].contains(pos)) {
+            if (pd.leaf_rects[slot].contains(pos) &&
+                !m.podHidden(m.layout.leaf_pod[static_cast<size_t>(pd.leaves[slot])])) {
                 const int leaf = pd.leaves[slot];
                 const Vertex& v = g.vertices[static_cast<size_t>(m.leaf_base + leaf)];
                 const int up = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
@@ -604,6 +628,11 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
     for (const auto& trunk : m.layout.trunks)
         for (int i = 0; i + 1 < trunk.line.size(); ++i)
             if (distanceToSegment(pos, QLineF(trunk.line[i], trunk.line[i + 1])) <= tolerance) {
+                if (m.podHidden(trunk.pod)) {
+                    if (trunk.pod == m.layout.aggregated.summary_pod)
+                        return aggregateToolTip(m);
+                    continue;
+                }
                 const PodGeometry& pd = m.layout.pods[static_cast<size_t>(trunk.pod)];
                 int links = 0;
                 for (const int leaf : pd.leaves)
@@ -619,7 +648,8 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
     for (int rack = 0; rack < m.layout.racks; ++rack) {
         const QRectF& rr = m.layout.rack_rects[static_cast<size_t>(rack)];
         const PodGeometry& pd = m.layout.podOfRack(rack);
-        if (pos.y() > rr.top() + tolerance || pos.x() < pd.rect.left() || pos.x() > pd.rect.right())
+        if (m.rackHidden(rack) || pos.y() > rr.top() + tolerance || pos.x() < pd.rect.left() ||
+            pos.x() > pd.rect.right())
             continue;
         for (const Bundle& b : m.rack_bundles[static_cast<size_t>(rack)]) {
             if (distanceToSegment(pos, m.layout.cableLine(rack, b.port)) <= tolerance) {
@@ -644,7 +674,7 @@ QString FabricItem::describeAt(const QPointF& pos, double lod) const {
                 const int leaf = pd.leaves[slot];
                 const int begin = g.leaf_spine_links_begin[static_cast<size_t>(leaf)];
                 const int count = g.leaf_spine_links_count[static_cast<size_t>(leaf)];
-                for (int k = 0; k < count; ++k) {
+                for (int k = 0; k < count && !m.linkHidden(begin + k); ++k) {
                     const Link& link = g.links[static_cast<size_t>(begin + k)];
                     const QLineF line =
                         m.layout.uplinkLine(pd, static_cast<int>(slot), link.b - m.spine_base);

@@ -46,6 +46,8 @@ public:
     }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
         const TopologyModel& m = *model_;
+        if (m.podHidden(pod_))
+            return;
         const PodGeometry& pod = m.layout.pods[static_cast<size_t>(pod_)];
         const double lod =
             QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());
@@ -129,7 +131,7 @@ public:
     }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
         const TopologyModel& m = *model_;
-        if (!m.editable || m.exporting || m.layout.new_rack_rect.isEmpty())
+        if (!m.editable || m.exporting || m.aggregated || m.layout.new_rack_rect.isEmpty())
             return;
         const double lod =
             QStyleOptionGraphicsItem::levelOfDetailFromTransform(p->worldTransform());

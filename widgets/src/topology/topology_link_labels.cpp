@@ -101,6 +101,8 @@ void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QR
     // NIC cables per rack and leaf: a tag on each cable where it enters its rack (the ports
     // of a rack are a fixed pitch apart).
     for (int rack = 0; rack < m.layout.racks; ++rack) {
+        if (m.rackHidden(rack))
+            continue;
         const auto& bundles = m.rack_bundles[static_cast<size_t>(rack)];
         const QRectF& rr = m.layout.rack_rects[static_cast<size_t>(rack)];
         const double pitch =
@@ -116,6 +118,8 @@ void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QR
     // Each leaf's spine uplinks as one bundle, where they enter the pod (all of a pod's uplinks
     // in its trunk).
     for (size_t pod = 0; m.layout.mesh && pod < m.layout.pods.size(); ++pod) {
+        if (m.podHidden(static_cast<int>(pod)))
+            continue;
         const PodGeometry& pd = m.layout.pods[pod];
         const double pitch = pd.leaf_rects.size() > 1
                                  ? pd.leaf_rects[1].center().x() - pd.leaf_rects[0].center().x()
@@ -130,6 +134,8 @@ void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QR
     // Pods in rows reach the spines by one trunk each: its label at the right of the pod's
     // header (the caption is on the left), where the trunk leaves the pod.
     for (const auto& trunk : m.layout.trunks) {
+        if (m.podHidden(trunk.pod))
+            continue; // the summary sums them
         const LinkLoad& load = m.pod_up_load[static_cast<size_t>(trunk.pod)];
         const QRectF header = m.layout.podHeaderRect(trunk.pod);
         if (load.bytes <= 0 || !exposed.intersects(header))
@@ -146,7 +152,7 @@ void paintFabricLabels(QPainter* p, const TopologyModel& m, double lod, const QR
 
 QLineF BusiestCalloutItem::busiestGeometry() const {
     const TopologyModel& m = *model_;
-    if (!m.graph || m.busiest_link < 0)
+    if (!m.graph || m.busiest_link < 0 || m.linkHidden(m.busiest_link))
         return {};
     const HardwareGraph& g = *m.graph;
     const Link& link = g.links[static_cast<size_t>(m.busiest_link)];
@@ -213,7 +219,7 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
     QFont font = p->font();
     font.setPixelSize(m.exporting ? 9 : 11);
     const QFontMetricsF fm(font);
-    const QRectF bounds = m.layout.bounds;
+    const QRectF bounds = m.shownBounds();
     QStringList lines{link_text};
     if (!tier_text.isEmpty())
         lines << tier_text;
@@ -237,7 +243,11 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
     }
     const double w = widest(lines);
     const double h = fm.height() * static_cast<double>(lines.size()) + 8;
-    QPointF anchor = where.isNull() ? bounds.topLeft() : where.center();
+    // A busiest link in the summed pods: the callout points at their summary.
+    const bool in_summary = where.isNull() && m.linkHidden(m.busiest_link);
+    QPointF anchor = in_summary       ? m.layout.aggregated.summary.center()
+                     : where.isNull() ? bounds.topLeft()
+                                      : where.center();
     // Screen size of the box in scene units, kept inside the diagram.
     const QSizeF box_scene(w / lod, h / lod);
     QPointF top_left = anchor + QPointF(12 / lod, -box_scene.height() - 12 / lod);
@@ -245,7 +255,7 @@ void BusiestCalloutItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWi
                              std::max(bounds.left(), bounds.right() - box_scene.width())));
     top_left.setY(std::clamp(top_left.y(), bounds.top(),
                              std::max(bounds.top(), bounds.bottom() - box_scene.height())));
-    if (!where.isNull()) {
+    if (!where.isNull() || in_summary) {
         p->setPen(screenPen(halo, 1.2));
         p->drawLine(anchor, top_left + QPointF(0, box_scene.height()));
     }

@@ -58,8 +58,9 @@ QString groupName(GroupKind kind);
 /// The overlay chooser's names: "TP", "EP", "Expert DP", "DP", "PP stage" / "DualPipe rank", "CP".
 QString overlayName(GroupOverlay overlay, bool dualpipe);
 struct TopologyModel;
-/// " · EP groups" / " · DualPipe ranks" for the overlay shown, empty without one.
-QString overlayTitleSuffix(const TopologyModel& m);
+/// " · EP groups" / " · DualPipe ranks" for the overlay shown, then " · pod 0 of 8 in full" when
+/// aggregated; empty for neither.
+QString viewTitleSuffix(const TopologyModel& m);
 /// Text drawn at a constant screen size inside a scene rectangle, elided to fit.
 void drawScreenText(QPainter* p, double lod, const QRectF& scene_rect, const QString& text,
                     double px, int flags, const QColor& color, bool bold = false);
@@ -108,6 +109,33 @@ struct TopologyModel {
     QString busiestTierCallout() const;
     std::vector<double> rack_power_w;     ///< report.economics.power.rack_w
     std::vector<uint8_t> rack_over_power; ///< named by the rack-power-over warning
+
+    // Aggregated view (a review slide of a large cluster): pod 0 drawn in full, the pods after
+    // it as one "x N" summary with their summed traffic (layout.aggregated).
+    bool aggregated = false; ///< on only while the layout has two pods or more
+    struct HiddenPods {
+        int pods = 0, racks = 0, nodes = 0, gpus = 0, leaves = 0;
+        int first_rack = 0, first_node = 0;
+        bool alike = false;          ///< each has pod 0's racks, nodes per rack and leaves
+        std::vector<TierLoad> tiers; ///< core: tierLoadsOfRacks over their racks
+        double up_util = 0;          ///< the busiest of their leaf uplinks (colours the trunk)
+    } hidden;                        ///< the pods the summary stands for (whether shown or not)
+    bool podHidden(int pod) const { return aggregated && pod >= 1; }
+    bool rackHidden(int rack) const {
+        return aggregated && rack >= 0 && rack < static_cast<int>(layout.rack_pod.size()) &&
+               layout.rack_pod[static_cast<size_t>(rack)] >= 1;
+    }
+    /// Whether a link is drawn in a hidden pod (its GPU's or NIC's rack, or its leaf's pod).
+    bool linkHidden(int link) const;
+    /// What exports show and fitting fits: the diagram, or its aggregated part.
+    QRectF shownBounds() const { return aggregated ? layout.aggregated.bounds : layout.bounds; }
+    QRectF shownViewBounds() const {
+        return aggregated ? layout.aggregated.bounds : layout.view_bounds;
+    }
+    /// The spines as drawn: over the whole diagram, or over the aggregated view's width.
+    const SpineRow& spineRow() const {
+        return aggregated ? layout.aggregated.spines : layout.spines;
+    }
 
     // GPU metric.
     std::vector<double> value; ///< colour ramp input (0..1), NaN = not applicable

@@ -98,6 +98,7 @@ struct ViewButtons {
     QToolButton* zoom_in;
     QToolButton* zoom_out;
     QToolButton* legend;
+    QToolButton* aggregate;
 };
 
 ViewButtons makeViewButtons(QWidget* parent) {
@@ -105,9 +106,15 @@ ViewButtons makeViewButtons(QWidget* parent) {
         makeToolButton(parent, TopologyView::tr("Fit"), TopologyView::tr("Show the whole cluster")),
         makeToolButton(parent, QStringLiteral("+"), TopologyView::tr("Zoom in (mouse wheel)")),
         makeToolButton(parent, QStringLiteral("−"), TopologyView::tr("Zoom out (mouse wheel)")),
-        makeToolButton(parent, TopologyView::tr("Legend"), QString())};
+        makeToolButton(parent, TopologyView::tr("Legend"), QString()),
+        makeToolButton(parent, TopologyView::tr("Aggregate"),
+                       TopologyView::tr("Draw pod 0 in full and the other pods as one \"× N\" "
+                                        "summary with their summed traffic (a review slide of a "
+                                        "large cluster)"))};
     buttons.legend->setCheckable(true);
     buttons.legend->setChecked(true);
+    buttons.aggregate->setCheckable(true);
+    buttons.aggregate->setEnabled(false); // until a result has two pods or more
     return buttons;
 }
 
@@ -186,6 +193,8 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     tool_row->addWidget(buttons.zoom_out);
     tool_row->addWidget(buttons.zoom_in);
     tool_row->addWidget(buttons.fit);
+    aggregate_button_ = buttons.aggregate;
+    tool_row->addWidget(aggregate_button_);
     tool_row->addWidget(buttons.legend);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 2);
@@ -199,7 +208,6 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     const SidePanel side = makeSidePanel(this, model_.get(), &hover_groups_);
     info_ = side.info;
     legend_ = side.legend;
-    QScrollArea* legend_scroll = side.legend_scroll;
     splitter_ = new QSplitter(Qt::Horizontal, this);
     splitter_->addWidget(view_);
     splitter_->addWidget(side.panel);
@@ -216,10 +224,11 @@ TopologyView::TopologyView(ScenarioDocument* document, ViewState* state, QWidget
     layout->addWidget(splitter_, 1);
 
     connect(buttons.fit, &QToolButton::clicked, this, &TopologyView::fitAll);
+    connect(aggregate_button_, &QToolButton::clicked, this, &TopologyView::setAggregated);
     connect(buttons.zoom_in, &QToolButton::clicked, this, [this] { view_->zoomBy(1.5); });
     connect(buttons.zoom_out, &QToolButton::clicked, this, [this] { view_->zoomBy(1 / 1.5); });
     connect(buttons.legend, &QToolButton::toggled, this,
-            [legend_scroll](bool on) { legend_scroll->setVisible(on); });
+            [scroll = side.legend_scroll](bool on) { scroll->setVisible(on); });
     connect(groups_box_, &QComboBox::activated, this, [this](int index) {
         setHoverGroups(static_cast<HoverGroups>(groups_box_->itemData(index).toInt()));
     });
@@ -413,7 +422,10 @@ QRectF TopologyView::gpuSceneRect(int gpu) const {
 }
 
 int TopologyView::gpuAtScenePos(const QPointF& pos) const {
-    return model_->report ? model_->layout.gpuAt(pos) : -1;
+    if (!model_->report)
+        return -1;
+    const int gpu = model_->layout.gpuAt(pos);
+    return gpu >= 0 && !model_->rackHidden(model_->graph->rackOf(gpu)) ? gpu : -1;
 }
 
 void TopologyView::repaintItems() {
@@ -430,10 +442,11 @@ void TopologyView::setCompact(bool compact) {
 }
 
 void TopologyView::fitAll() {
-    if (model_->layout.view_bounds.isEmpty())
+    const QRectF shown = model_->shownViewBounds();
+    if (shown.isEmpty())
         return;
     view_->resetTransform();
-    view_->fitInView(model_->layout.view_bounds, Qt::KeepAspectRatio);
+    view_->fitInView(shown, Qt::KeepAspectRatio);
     view_->fit_mode = true;
     updateInfoPanel();
 }
@@ -442,6 +455,8 @@ void TopologyView::zoomToGpu(int gpu, double tile_px) {
     const QRectF tile = gpuSceneRect(gpu);
     if (tile.isEmpty())
         return;
+    if (model_->rackHidden(model_->graph->rackOf(gpu)))
+        setAggregated(false); // a GPU of a summed pod: draw the pods again to show it
     view_->resetTransform();
     const double s = tile_px / detail::kTile;
     view_->scale(s, s);

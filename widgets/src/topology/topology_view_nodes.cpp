@@ -62,7 +62,10 @@ QRectF TopologyView::newRackSceneRect() const {
 }
 
 int TopologyView::nodeAtScenePos(const QPointF& pos) const {
-    return model_->report ? model_->layout.nodeAt(pos) : -1;
+    if (!model_->report)
+        return -1;
+    const int node = model_->layout.nodeAt(pos);
+    return node >= 0 && !model_->rackHidden(model_->layout.rackOfNode(node)) ? node : -1;
 }
 
 int TopologyView::dropRackAt(const QPointF& pos) const {
@@ -70,7 +73,8 @@ int TopologyView::dropRackAt(const QPointF& pos) const {
 }
 
 bool TopologyView::canDragNodes() const {
-    return document_ && model_->report && model_->layout.racks > 0;
+    // Not while aggregated: the hidden racks would be drop targets nobody can see.
+    return document_ && model_->report && model_->layout.racks > 0 && !model_->aggregated;
 }
 
 namespace {

@@ -32,13 +32,19 @@ QString overlayName(GroupOverlay overlay, bool dualpipe) {
     return {};
 }
 
-QString overlayTitleSuffix(const TopologyModel& m) {
-    if (!m.overlay_on || !m.result)
+QString viewTitleSuffix(const TopologyModel& m) {
+    if (!m.result)
         return {};
+    const QString aggregated =
+        m.aggregated ? QStringLiteral(" · pod 0 of %1 in full").arg(m.layout.pods.size())
+                     : QString();
+    if (!m.overlay_on)
+        return aggregated;
     const bool dualpipe = m.result->scenario.layout.schedule == PipelineSchedule::dualpipe;
     if (m.overlay == GroupOverlay::pp)
-        return dualpipe ? QStringLiteral(" · DualPipe ranks") : QStringLiteral(" · PP stages");
-    return QStringLiteral(" · %1 groups").arg(overlayName(m.overlay, dualpipe));
+        return (dualpipe ? QStringLiteral(" · DualPipe ranks") : QStringLiteral(" · PP stages")) +
+               aggregated;
+    return QStringLiteral(" · %1 groups").arg(overlayName(m.overlay, dualpipe)) + aggregated;
 }
 
 /// Groups the side panel lists before summarising the rest; exports list more.

@@ -6,6 +6,7 @@
 #include "moe/load_stragglers.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/scenario_document.h"
+#include "topology/topology_aggregate.h"
 #include "topology/topology_graphics_view.h"
 #include "topology/topology_items.h"
 #include "topology/topology_legend.h"
@@ -240,6 +241,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     m.rack_power_w = result->report.economics.power.rack_w;
     markRacksOverPower(m);
     aggregateLinks(m);
+    detail::summarizeHiddenPods(m);
     indexStageLayers(m, std::max(1, result->scenario.layout.pp));
 
     updateOverlay();
@@ -247,6 +249,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     updateHoverMask();
     updateHighlight();
     updateInfoPanel();
+    applyAggregation();
     repaintItems();
 }
 
@@ -271,11 +274,12 @@ void TopologyView::rebuildScene(bool keep_view) {
     for (int rack = 0; rack < m.layout.racks; ++rack)
         scene_->addItem(new detail::RackItem(model_.get(), rack));
     scene_->addItem(new detail::BusiestCalloutItem(model_.get()));
+    scene_->addItem(new detail::AggregateItem(model_.get()));
     if (m.editable) {
         drag_item_ = new detail::NodeDragItem(model_.get());
         scene_->addItem(drag_item_);
     }
-    scene_->setSceneRect(m.layout.view_bounds);
+    scene_->setSceneRect(m.shownViewBounds());
     if (keep_view) {
         view_->centerOn(view_center);
         return;

@@ -5,6 +5,7 @@
 #include "experiments/experiment_support.h"
 #include "moe_widgets/common/palette.h"
 #include "moe_widgets/document/scenario_document.h"
+#include "topology/topology_aggregate.h"
 #include "topology/topology_graphics_view.h"
 #include "topology/topology_items.h"
 #include "topology/topology_legend.h"
@@ -208,6 +209,8 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
     if (!m.report)
         return {};
     const double lod = view_->scaleFactor();
+    if (m.aggregated && m.layout.aggregated.summary.contains(pos))
+        return detail::aggregateToolTip(m);
     const Detail d = detailAt(lod);
     const int gpu = d == Detail::racks ? -1 : gpuAtScenePos(pos);
     if (gpu >= 0) {
@@ -442,7 +445,7 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     p.setFont(detail::pixelFont(font, 26, true));
     p.drawText(QRectF(margin, 20, page.width() - 2 * margin, 34), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("Cluster topology — %1%2")
-                   .arg(QString::fromStdString(s.name), detail::overlayTitleSuffix(m)));
+                   .arg(QString::fromStdString(s.name), detail::viewTitleSuffix(m)));
     p.setFont(detail::pixelFont(font, 14));
     p.setPen(m.theme.muted);
     const QString fabric = m.graph->leaves > 0
@@ -486,7 +489,7 @@ void TopologyView::paintExportPage(QPainter& p, const QRectF& page) {
     const double top = 122;
     const QRectF area(margin, top, page.width() - 2 * margin - legend_w - gap,
                       page.height() - top - margin);
-    const QRectF bounds = m.layout.bounds;
+    const QRectF bounds = m.shownBounds();
     const double scale = std::min(area.width() / bounds.width(), area.height() / bounds.height());
     const QSizeF size = bounds.size() * scale;
     const double left = margin + (page.width() - 2 * margin - (size.width() + gap + legend_w)) / 2;
@@ -518,7 +521,7 @@ QString TopologyView::exportTo(const QString& path) {
     const QString error = detail::exportPage(
         path, QSizeF(1600, 900),
         QStringLiteral("Cluster topology — %1%2")
-            .arg(QString::fromStdString(m.result->scenario.name), detail::overlayTitleSuffix(m)),
+            .arg(QString::fromStdString(m.result->scenario.name), detail::viewTitleSuffix(m)),
         [this](QPainter& p, const QRectF& page) { paintExportPage(p, page); });
     m.exporting = false;
     m.theme = screen;

@@ -38,9 +38,18 @@ QStringList MainWindow::exportViews(const QString& directory, const QStringList&
                 problems << QStringLiteral("%1: %2").arg(path, problem);
         }
         // The topology once more per group overlay: topology-<tp|ep|edp|dp|pp|cp>.<format>.
+        // And aggregated (pod 0 in full, the other pods summed) when it has several pods.
         if (auto* topology = dynamic_cast<TopologyView*>(view))
-            for (const QString& format : formats)
+            for (const QString& format : formats) {
                 problems << topology->exportOverlays(directory, format);
+                if (topology->canAggregate()) {
+                    const QString path =
+                        QDir(directory).filePath(QStringLiteral("topology-aggregated.") + format);
+                    const QString problem = topology->exportAggregatedTo(path);
+                    if (!problem.isEmpty())
+                        problems << QStringLiteral("%1: %2").arg(path, problem);
+                }
+            }
     }
     // The topology also as an editable draw.io diagram (the hardware graph, not the view).
     const std::string drawio =

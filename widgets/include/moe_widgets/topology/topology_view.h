@@ -27,6 +27,7 @@ class QGraphicsView;
 class QLabel;
 class QSplitter;
 class QTextBrowser;
+class QToolButton;
 
 namespace moe::widgets {
 
@@ -100,6 +101,18 @@ public:
     /// cp); returns the problems, "path: reason".
     QStringList exportOverlays(const QString& directory, const QString& format);
 
+    /// The aggregated view of a cluster of several pods, for review slides: pod 0 drawn in
+    /// full and the other pods as one "x N" summary with their summed traffic (core:
+    /// tierLoadsOfRacks). Asked for with one pod, it stays off until the cluster has more.
+    void setAggregated(bool on);
+    bool aggregated() const;
+    bool canAggregate() const;
+    /// The summary's lines (empty with one pod), as drawn.
+    QString aggregateSummaryText() const;
+    /// Exports the page (as exportTo) aggregated, whatever the view shows: the review slide
+    /// `moe-planner --export` writes as topology-aggregated.<format>.
+    QString exportAggregatedTo(const QString& path);
+
     /// Where a node, a rack (its frame, free slots included) and the "+ new rack" drop zone
     /// after the last rack are in scene coordinates (empty when there is no such thing).
     QRectF nodeSceneRect(int node) const;
@@ -154,6 +167,8 @@ private:
     void dropNode(const QPointF& scene_pos);
     /// The rack a node dropped at `pos` goes to (rackCount() = the new-rack zone), or -1.
     int dropRackAt(const QPointF& pos) const;
+    /// The aggregated view as asked for and possible; the scene shows its part.
+    void applyAggregation();
     void setMessage(const QString& message);
     bool canDragNodes() const;
     void paintExportPage(QPainter& painter, const QRectF& page);
@@ -171,6 +186,8 @@ private:
     QComboBox* groups_box_ = nullptr;
     QComboBox* overlay_box_ = nullptr;
     QLabel* status_ = nullptr;
+    QToolButton* aggregate_button_ = nullptr;
+    bool aggregate_wanted_ = false; ///< the user's choice (on only with two pods or more)
     HoverGroups hover_groups_ = HoverGroups::all;
     QString shape_key_; ///< cluster shape the scene was built for; rebuilt only when it changes
     QString message_;   ///< the last refused node move
