@@ -84,6 +84,37 @@ private slots:
         QCOMPARE(int(ids.size()), 10 + 1 + 7 + 1 + 8 + 3);
     }
 
+    void deepEpCasesCountTheTestScriptsBytes() {
+        // Bytes per GPU and call as DeepEP's test scripts count them, 4096 tokens, hidden 7168:
+        // EP8 in one node: a token reaches 8 (1 - (7/8)^8) = 5.25113 of the 8 ranks, FP8 with a
+        // 4-byte scale per 128: 4096 x 5.25113 x 7168 x 1.03125 = 158,991,741.6 B.
+        QCLOSE(deepEpMetricBytes(8, 8, 0, 8, 4096, 7168, kDeepEpFp8BytesPerElement),
+               158991741.5625);
+        // EP64 over 8 nodes limited to 4: 3.5 remote nodes + the own one in 2 = 4 nodes;
+        // FP8 121,110,528 B, BF16 combine 4096 x 4 x 7168 x 2 = 234,881,024 B.
+        QCLOSE(deepEpMetricBytes(64, 8, 4, 8, 4096, 7168, kDeepEpFp8BytesPerElement), 121110528.0);
+        QCLOSE(deepEpMetricBytes(64, 8, 4, 8, 4096, 7168, 2.0), 234881024.0);
+        // EP16 over 2 nodes: 2 (1 - (1/2)^8) = 1.9921875 nodes: 60,318,720 B.
+        QCLOSE(deepEpMetricBytes(16, 8, 4, 8, 4096, 7168, kDeepEpFp8BytesPerElement), 60318720.0);
+
+        // The planner's EP64 dispatch of 4096 tokens: through the NIC 3.5 copies x 7168 B (FP8
+        // priced at one byte) = 102,760,448 B at 48 x 0.9 = 43.2 GB/s = 2.3787 ms; over NVLink
+        // 4096 x 32 (1 - (31/32)^8) x 7/8 x 7168 B = 184.4 MB at 200 x 0.8 = 160 GB/s = 1.15 ms:
+        // the NIC sets the pace, 121.11 MB / 2.3787 ms = 50.9 GB/s (latencies of a few us aside).
+        const CalibrationRun run = runCalibration("deepep-ep64-dispatch");
+        QCOMPARE(int(run.results.size()), 1);
+        const CalibrationResult& r = run.results.front();
+        QVERIFY(r.compared);
+        const double hand_gbps = 121110528.0 / (102760448.0 / 43.2e9) / 1e9;
+        QVERIFY2(std::abs(r.predicted - hand_gbps) / hand_gbps < 0.01,
+                 qPrintable(QString::number(r.predicted)));
+        const Scenario& s = *r.reference->scenario;
+        QCOMPARE(s.layout.ep, 64);
+        QCOMPARE(s.cluster.nodes, 8);
+        QCOMPARE(s.layout.max_nodes_per_token, 4);
+        QCOMPARE(s.layout.pp, 1);
+    }
+
     void blackwellCasesHoldTheirRows() {
         // Megatron-Bridge performance summary, release 26.04.01, DeepSeekV3 (256 GPUs, MXFP8,
         // GBS 4096, MBS 1, seq 4096, TP 1): DGX-GB200 PP 4 VP 4 EP 64 at 4256 tokens/s/GPU,

@@ -209,6 +209,17 @@ void TestCollectives::allToAllTwoNodesSkewed() {
     const CollectiveCost z = allToAll(g, 1 * GB, 1.5, kUp, kOut, 0.0);
     QCOMPARE(z.scale_out_bytes_per_gpu, 0.0);
     QCLOSE(z.time_s, 0.0018229166666667 + 7.5e-6);
+    // With node-limited routing's NVLink forwarding as well: 1.4 GB over NVLink takes
+    // 1.5 * 1.4e9 / 360e9 = 0.005833 s, below the NIC's 0.008333 s, which still sets the pace.
+    const CollectiveCost fwd = allToAll(g, 1 * GB, 1.5, kUp, kOut, 0.25 * GB, 1.4 * GB);
+    QCLOSE(fwd.scale_up_bytes_per_gpu, 1.4e9);
+    QCLOSE(fwd.time_s, 0.0083408333333333);
+    //   3 GB forwarded: 1.5 * 3e9 / 360e9 = 0.0125 s > 0.00833 s -> 0.0125 + 7.5 us.
+    QCLOSE(allToAll(g, 1 * GB, 1.5, kUp, kOut, 0.25 * GB, 3 * GB).time_s, 0.0125075);
+    // A group inside one domain ignores the forwarding override (nothing crosses to forward).
+    QCLOSE(allToAll(shape(8, 8, 1, 1), 1 * GB, 1.0, kUp, kOut, 0.25 * GB, 3 * GB)
+               .scale_up_bytes_per_gpu,
+           0.875e9);
 
     // Skew scales the time, not the reported (mean) bytes: f = 1 gives 0.5e9/45e9 + 7.5 us.
     const CollectiveCost b = allToAll(g, 1 * GB, 1.0, kUp, kOut);
@@ -221,6 +232,16 @@ void TestCollectives::allToAllTwoNodesSkewed() {
 }
 
 void TestCollectives::expectedRemoteNodes() {
+    // Distinct targets of k uniform picks: 8 picks over 8 ranks, 8 (1 - (7/8)^8) = 5.25113;
+    // over 32 ranks (DeepSeek-V3's 4 nodes of 8), (31/32)^8 = 0.775681 -> 32 x 0.224319 = 7.178;
+    // 2 picks over 4: 4 (1 - 9/16) = 1.75; fractional targets allowed: 1 pick over 2.5 = 1.
+    QCLOSE(expectedDistinctTargets(8, 8), 8 * 0.656391084194183);
+    QCLOSE(expectedDistinctTargets(32, 8), 32 * (1 - std::pow(31.0 / 32.0, 8)));
+    QVERIFY(std::abs(expectedDistinctTargets(32, 8) - 7.178) < 1e-3);
+    QCLOSE(expectedDistinctTargets(4, 2), 1.75);
+    QCLOSE(expectedDistinctTargets(2.5, 1), 1.0);
+    QCOMPARE(expectedDistinctTargets(0, 8), 0.0);
+    QCOMPARE(expectedDistinctTargets(8, 0), 0.0);
     // N = 8, k = 8, no limit: 7 * (1 - (7/8)^8); (7/8)^8 = 0.343608915805817
     //   -> 7 * 0.656391084194183 = 4.594737589359283 remote nodes per token.
     QCLOSE(expectedRemoteNodesPerToken(8, 8, 0), 4.5947375893592834);

@@ -449,7 +449,10 @@ private slots:
         // Node-limited routing, at most 1 node per token: a token's 2 picks on N = 2 nodes hit
         // R = (N-1)(1 - (1-1/N)^2) = 0.75 remote nodes unlimited; the cap M(N-1)/N = 0.5 wins.
         // Dispatch sends one copy per remote node: 1024 x 0.5 x 1024 x 2 B = 1,048,576 B per
-        // all-to-all through the NIC (NVLink share unchanged).
+        // all-to-all through the NIC. Inside the target node the copy is forwarded over NVLink:
+        // the token reaches H = 0.5 x 2/1 = 1 node, its 2 picks D = 4 (1 - (3/4)^2) = 1.75 of
+        // that node's 4 GPUs, 3 in 4 of them not the receiving GPU: 1.3125 copies,
+        // 1024 x 1.3125 x 1024 x 2 B = 2,752,512 B per all-to-all over NVLink.
         const std::optional<Scenario> limited =
             fromYaml(kHandYaml, {"layout.ep=8", "layout.max_nodes_per_token=1"});
         QVERIFY(limited);
@@ -457,8 +460,8 @@ private slots:
         const Collective* d = findCollective(rl, CollectiveKind::moe_dispatch);
         QVERIFY(d);
         QCLOSE(d->scale_out_bytes_per_gpu, 8 * 1048576.0);
-        QCLOSE(d->scale_up_bytes_per_gpu, 8 * 3.0 / 8 * S);
-        const double t_lim = std::max(3.0 / 8 * S / kUp, 1048576.0 / kOut) + kAlphaUp + kAlphaOut;
+        QCLOSE(d->scale_up_bytes_per_gpu, 8 * 2752512.0);
+        const double t_lim = std::max(2752512.0 / kUp, 1048576.0 / kOut) + kAlphaUp + kAlphaOut;
         QCLOSE(d->time_s, 8 * t_lim);
         QVERIFY(rl.step_time_s < r.step_time_s);
     }

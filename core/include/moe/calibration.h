@@ -37,6 +37,10 @@ enum class CalibrationMetric {
     dualpipe_weight_backward_s,
     dualpipe_paired_s,
     dualpipe_idle_s,
+    /// A DeepEP benchmark's bandwidth, GB/s: the bytes its test script counts (deepEpMetricBytes)
+    /// over the planner's time for one dispatch or combine call of 4096 tokens (MoeCosts).
+    deepep_dispatch_gbps,
+    deepep_combine_gbps,
     not_comparable, ///< the planner has no output that maps to the figure (see `note`)
 };
 
@@ -102,6 +106,18 @@ CalibrationRun runCalibration(const std::string& only_id = "");
 /// Megatron-LM's FLOPs per iteration (Narayanan et al., SC21, eq. 3), recompute included:
 /// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) for batch B, sequence s, layers l, hidden h, vocab V.
 double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab);
+
+/// DeepEP's FP8 element with its scales: one byte plus an FP32 scale per 128 (its tests'
+/// fp8_factor (1 + 4/128) / 2 of a BF16 element).
+constexpr double kDeepEpFp8BytesPerElement = 1.0 + 4.0 / 128.0;
+
+/// The bytes per GPU and call that DeepEP's benchmark scripts divide by the kernel's time, in
+/// expectation: intranode (ep <= gpus_per_node) the tokens received over NVLink, one per
+/// distinct rank a token reaches; internode the RDMA leg's tokens, one per distinct node
+/// including the sender's own (node-limited routing to `max_nodes`). Times hidden and the
+/// element size.
+double deepEpMetricBytes(int ep, int gpus_per_node, int max_nodes, int top_k, double tokens,
+                         double hidden, double bytes_per_element);
 
 /// (predicted - published) / published x 100.
 double signedErrorPercent(double predicted, double published);

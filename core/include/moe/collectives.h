@@ -43,10 +43,18 @@ CollectiveCost reduceScatter(const GroupShape& g, double bytes, const LinkParams
 /// All-to-all (MoE dispatch or combine). `bytes_sent` = bytes each GPU sends in total
 /// (including to itself); `max_recv_factor` = bytes received by the busiest GPU / mean (>= 1,
 /// from the routing sample). The domain-local share rides NVLink, the rest the NIC, the two
-/// concurrently. `cross_node_bytes_override` >= 0 replaces the NIC share (node-limited routing).
+/// concurrently. `cross_domain_bytes_override` >= 0 replaces the NIC share and
+/// `scale_up_bytes_override` >= 0 the NVLink share (node-limited routing: one copy per target
+/// node, forwarded over NVLink inside it).
 CollectiveCost allToAll(const GroupShape& g, double bytes_sent, double max_recv_factor,
                         const LinkParams& up, const LinkParams& out,
-                        double cross_domain_bytes_override = -1);
+                        double cross_domain_bytes_override = -1,
+                        double scale_up_bytes_override = -1);
+
+/// Expected number of distinct targets a token's top_k picks reach when they are independent
+/// and uniform over `targets` targets (fractional counts allowed): targets (1 - (1 -
+/// 1/targets)^top_k).
+double expectedDistinctTargets(double targets, int top_k);
 
 /// Expected number of distinct remote nodes a token's top_k experts fall on when the group
 /// spans `nodes` nodes (experts spread evenly), capped by node-limited routing `max_nodes`

@@ -211,6 +211,8 @@ double kvChunkBytes(const Scenario& scenario, double tokens);
 struct AllToAllBytes {
     double dispatch = 0, combine = 0;
     double dispatch_cross = -1, combine_cross = -1;
+    /// With node-limited routing: the NVLink forwarding inside the target nodes (-1 otherwise).
+    double dispatch_forward = -1, combine_forward = -1;
 };
 AllToAllBytes allToAllBytes(const Scenario& scenario, const GroupShape& ep_group, double tokens);
 
@@ -377,8 +379,10 @@ struct MoeCosts {
     double expertWeightGrads_s(double slots) const;
     /// One dispatch all-to-all when the busiest receiver gets `factor` x the mean bytes
     /// (factors below 1 count as 1).
+    CollectiveCost dispatch(double factor) const;
     double dispatch_s(double factor) const;
     /// One all-to-all at activation precision (the combine, and both backward all-to-alls).
+    CollectiveCost combine(double factor) const;
     double combine_s(double factor) const;
     /// The layer's routing-dependent operations at `factor`.
     MoeLayerPrice price(double factor) const;

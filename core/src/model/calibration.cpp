@@ -2,9 +2,11 @@
 // published ones, each with its source; nothing in this file is tuned to them.
 #include "moe/calibration.h"
 
+#include "moe/collectives.h"
 #include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
+#include "moe/step_costs.h"
 
 #include "calibration_samples.h"
 
@@ -36,6 +38,10 @@ const char* toString(CalibrationMetric metric) {
         return "dualpipe_paired_s";
     case CalibrationMetric::dualpipe_idle_s:
         return "dualpipe_idle_s";
+    case CalibrationMetric::deepep_dispatch_gbps:
+        return "deepep_dispatch_gbps";
+    case CalibrationMetric::deepep_combine_gbps:
+        return "deepep_combine_gbps";
     case CalibrationMetric::not_comparable:
         return "not_comparable";
     }
@@ -51,6 +57,27 @@ const char* toString(CalibrationMetric metric) {
 double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab) {
     return 96.0 * batch * seq * layers * hidden * hidden *
            (1.0 + seq / (6.0 * hidden) + vocab / (16.0 * layers * hidden));
+}
+
+// DeepEP's tests count, per GPU and call, the tokens it moves times hidden times the element
+// size; a token that several experts on one rank (intranode) or one node (internode, the RDMA
+// leg; NVLink forwards it inside) need is counted once, and the internode count includes the
+// sender's own node. Expected counts under the planner's routing assumptions
+// (expectedRemoteNodesPerToken, with independent uniform picks): a token reaches
+// n (1 - (1 - 1/n)^k) distinct ranks of n, and with node-limited routing to M nodes
+// R_M x N / (N - 1) nodes of N including its own, because by symmetry the own node is hit as
+// often as any other. Intranode the test counts received tokens; with every rank sending
+// `tokens`, the expected receive count equals the send count.
+double deepEpMetricBytes(int ep, int gpus_per_node, int max_nodes, int top_k, double tokens,
+                         double hidden, double bytes_per_element) {
+    const bool intranode = ep <= gpus_per_node;
+    const int targets = intranode ? ep : ep / std::max(1, gpus_per_node);
+    if (targets <= 1)
+        return tokens * hidden * bytes_per_element;
+    const double n = targets;
+    const double reached =
+        expectedRemoteNodesPerToken(targets, top_k, intranode ? 0 : max_nodes) * n / (n - 1);
+    return tokens * reached * hidden * bytes_per_element;
 }
 
 double signedErrorPercent(double predicted, double published) {
@@ -341,39 +368,75 @@ void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
 
 // ---- DeepEP -------------------------------------------------------------------------------------
 
-/// DeepEP V1 normal kernels on H800 + CX7 400 Gb/s, 4096 tokens per batch, hidden 7168, top-8,
-/// FP8 dispatch, BF16 combine: the bottleneck link's bandwidth per GPU
-/// (deepseek-ai/DeepEP docs/legacy.md = README at 567632d). Listed, not compared: the planner
-/// prices an all-to-all from the link's achievable bandwidth (a catalog constant) and reports
-/// per-step times per collective, not a kernel benchmark's bottleneck bandwidth; a ratio of its
-/// bytes to its time would only echo the constant back.
-void addDeepEpCases(std::vector<CalibrationCase>& cases) {
+/// DeepEP V1 normal kernels on H800 (NVLink ~160 GB/s) + CX7 400 Gb/s, "4096 tokens per batch,
+/// 7168 hidden, top-4 groups, top-8 experts, FP8 dispatching and BF16 combining"
+/// (deepseek-ai/DeepEP docs/legacy.md = README at 567632d). Its test scripts
+/// (tests/legacy/test_intranode.py and test_internode.py at dd758ca) route 4096 tokens per rank
+/// over 256 experts with random scores (internode: group-limited to min(nodes, 4) nodes) and
+/// divide the bytes they count (deepEpMetricBytes) by the kernel's time. The planner's figure
+/// is the same bytes over its own time for one call (MoeCosts::dispatch_call / combine_call),
+/// so the comparison is one of times.
+constexpr int kDeepEpTokens = 4096;
+
+/// The benchmark as a scenario: the DeepSeek-V3 sample (H800, CX7 400G, hidden 7168, 256
+/// experts top-8, FP8 dispatch, BF16 combine) cut to the benchmark's EP group: one EP group
+/// over `nodes` nodes, one micro-batch of one 4096-token sequence per GPU, no pipeline,
+/// routing limited to min(nodes, 4) nodes as the internode test's top-4 groups are, and
+/// balanced (the test's random scores load every rank alike on average).
+FieldEditResult deepEpScenario(const Scenario& deepseek, int nodes) {
+    const int gpus = nodes * deepseek.cluster.gpus_per_node;
+    const std::vector<FieldAssignment> fields = {
+        {"name", std::string("deepep-ep") + std::to_string(gpus)},
+        {"cluster.nodes", int64_t{nodes}},
+        {"model.seq_len", int64_t{kDeepEpTokens}},
+        {"training.global_batch", int64_t{gpus}},
+        {"training.micro_batch", int64_t{1}},
+        {"layout.tp", int64_t{1}},
+        {"layout.cp", int64_t{1}},
+        {"layout.pp", int64_t{1}},
+        {"layout.vpp", int64_t{1}},
+        {"layout.first_stage_layers", int64_t{0}},
+        {"layout.last_stage_layers", int64_t{0}},
+        {"layout.dp", int64_t{gpus}},
+        {"layout.ep", int64_t{gpus}},
+        {"layout.etp", int64_t{1}},
+        {"layout.schedule", std::string("1f1b")},
+        {"layout.max_nodes_per_token", int64_t{nodes > 1 ? std::min(nodes, 4) : 0}},
+        {"routing.balancing", std::string("perfect")},
+    };
+    return setFields(deepseek, fields);
+}
+
+void addDeepEpCases(std::vector<CalibrationCase>& cases, const Scenario& deepseek_sample) {
     struct Row {
-        const char* id;
-        const char* title;
+        int ep;
+        bool dispatch;
         double gbps;
     };
     const Row rows[] = {
-        {"deepep-ep8-dispatch", "DeepEP EP8 dispatch (NVLink)", 153},
-        {"deepep-ep8-combine", "DeepEP EP8 combine (NVLink)", 158},
-        {"deepep-ep16-dispatch", "DeepEP EP16 dispatch (RDMA)", 43},
-        {"deepep-ep16-combine", "DeepEP EP16 combine (RDMA)", 43},
-        {"deepep-ep32-dispatch", "DeepEP EP32 dispatch (RDMA)", 58},
-        {"deepep-ep32-combine", "DeepEP EP32 combine (RDMA)", 57},
-        {"deepep-ep64-dispatch", "DeepEP EP64 dispatch (RDMA)", 51},
-        {"deepep-ep64-combine", "DeepEP EP64 combine (RDMA)", 50},
+        {8, true, 153}, {8, false, 158}, {16, true, 43}, {16, false, 43},
+        {32, true, 58}, {32, false, 57}, {64, true, 51}, {64, false, 50},
     };
     for (const Row& row : rows) {
+        const std::string ep = std::to_string(row.ep);
+        const char* const call = row.dispatch ? "dispatch" : "combine";
+        const bool intranode = row.ep <= deepseek_sample.cluster.gpus_per_node;
         CalibrationCase c;
-        c.id = row.id;
+        c.id = "deepep-ep" + ep + "-" + call;
         c.group = "deepep";
-        c.title = row.title;
-        c.source = "deepseek-ai/DeepEP docs/legacy.md (README at 567632d), V1 normal kernels";
-        c.metric = CalibrationMetric::not_comparable;
+        c.title = "DeepEP EP" + ep + " " + call + (intranode ? " (NVLink)" : " (RDMA)");
+        c.source = "deepseek-ai/DeepEP docs/legacy.md (README at 567632d), V1 normal kernels; "
+                   "bytes as tests/legacy/test_*node.py (dd758ca) count them";
+        c.metric = row.dispatch ? CalibrationMetric::deepep_dispatch_gbps
+                                : CalibrationMetric::deepep_combine_gbps;
         c.unit = "GB/s";
         c.published = row.gbps;
-        c.note = "not comparable yet: the planner has no effective all-to-all bandwidth output "
-                 "(its bandwidth is the catalog's constant)";
+        FieldEditResult built =
+            deepEpScenario(deepseek_sample, row.ep / deepseek_sample.cluster.gpus_per_node);
+        if (built.ok())
+            c.scenario = std::move(*built.scenario);
+        else
+            c.note = "not expressible: " + trimmed(formatAll(built.diagnostics));
         cases.push_back(std::move(c));
     }
 }
@@ -511,9 +574,10 @@ std::vector<CalibrationCase> buildCases() {
     addSc21Cases(cases);
     addGpt3Case(cases);
     addDeepSeekCases(cases);
-    addDeepEpCases(cases);
-    addBlackwellCases(
-        cases, embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml"));
+    const Scenario deepseek =
+        embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml");
+    addDeepEpCases(cases, deepseek);
+    addBlackwellCases(cases, deepseek);
     return cases;
 }
 
@@ -546,6 +610,18 @@ double predictedValue(const CalibrationCase& c, const Report& report) {
         return report.dualpipe_phases.paired_s;
     case CalibrationMetric::dualpipe_idle_s:
         return report.dualpipe_phases.idle_s;
+    case CalibrationMetric::deepep_dispatch_gbps:
+    case CalibrationMetric::deepep_combine_gbps: {
+        const bool dispatch = c.metric == CalibrationMetric::deepep_dispatch_gbps;
+        const MoeCosts& moe = report.costs->moe;
+        const double call_s = dispatch ? moe.dispatch_call.time_s : moe.combine_call.time_s;
+        const Scenario& s = *c.scenario;
+        const double bytes = deepEpMetricBytes(
+            s.layout.ep, s.cluster.gpus_per_node, s.layout.max_nodes_per_token, s.model.top_k,
+            kDeepEpTokens, static_cast<double>(s.model.hidden),
+            dispatch ? kDeepEpFp8BytesPerElement : bytesPerElement(s.model.activation_precision));
+        return call_s > 0 ? bytes / call_s / 1e9 : 0.0;
+    }
     case CalibrationMetric::not_comparable:
         break;
     }

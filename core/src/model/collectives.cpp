@@ -158,14 +158,14 @@ CollectiveCost reduceScatter(const GroupShape& shape, double bytes, const LinkPa
 //     T = max(f up_bytes / B_up, f out_bytes / B_out) + alpha_up [if n_l > 1] + alpha_out [if
 //         n > n_l].
 // Single domain, f = 1: T = (n-1)/n S / B_up + alpha, matching nccl-tests' all-to-all busBW =
-// algBW (n-1)/n. Not modelled: with node-limited routing (DeepEP internode) tokens arriving at a
-// node are forwarded over NVLink to the other experts' GPUs there; that forwarding overlaps the
-// NIC transfer and NVLink is ~9x faster, so it rarely sets the pace.
+// algBW (n-1)/n. With node-limited routing (DeepEP internode) the caller passes both shares:
+// one copy per target node through the NIC, and the NVLink forwarding inside each target node
+// (allToAllBytes); the two legs are pipelined in chunks, so again the slower one sets the time.
 // Reported bytes are the mean per GPU (not times f), so that summed over a group they are the
 // bytes actually moved.
 CollectiveCost allToAll(const GroupShape& shape, double bytes_sent, double max_recv_factor,
                         const LinkParams& up, const LinkParams& out,
-                        double cross_domain_bytes_override) {
+                        double cross_domain_bytes_override, double scale_up_bytes_override) {
     CollectiveCost c;
     const Shape s = normalize(shape);
     if (s.n <= 1 || !(bytes_sent > 0))
@@ -174,7 +174,8 @@ CollectiveCost allToAll(const GroupShape& shape, double bytes_sent, double max_r
     const double n = s.n;
     const double nl = s.n_l;
     const bool remote = s.crossesDomains();
-    c.scale_up_bytes_per_gpu = bytes_sent * (nl - 1) / n;
+    c.scale_up_bytes_per_gpu = remote && scale_up_bytes_override >= 0 ? scale_up_bytes_override
+                                                                      : bytes_sent * (nl - 1) / n;
     if (remote)
         c.scale_out_bytes_per_gpu = cross_domain_bytes_override >= 0 ? cross_domain_bytes_override
                                                                      : bytes_sent * (n - nl) / n;
@@ -205,10 +206,18 @@ double expectedRemoteNodesPerToken(int nodes, int top_k, int max_nodes) {
     if (nodes <= 1 || top_k <= 0)
         return 0;
     const double N = nodes;
-    const double r = (N - 1) * (1 - std::pow(1 - 1 / N, top_k));
+    const double r = expectedDistinctTargets(N, top_k) * (N - 1) / N;
     if (max_nodes <= 0)
         return r;
     return std::min(r, max_nodes * (N - 1) / N);
+}
+
+// k independent uniform picks over T targets miss a given target with probability (1-1/T)^k, so
+// they reach T (1 - (1-1/T)^k) distinct targets on average (k = 8 over T = 8: 5.25).
+double expectedDistinctTargets(double targets, int top_k) {
+    if (!(targets > 0) || top_k <= 0)
+        return 0;
+    return targets * (1 - std::pow(1 - 1 / targets, top_k));
 }
 
 // One message: T = alpha + bytes / B. No bytes, no message.

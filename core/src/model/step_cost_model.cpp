@@ -111,10 +111,8 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     c.scale_up = r.scale_up;
     c.scale_out = r.scale_out;
     c.bytes = allToAllBytes(s, c.ep_group, tokens);
-    c.dispatch_call = allToAll(c.ep_group, c.bytes.dispatch, 1.0, r.scale_up, r.scale_out,
-                               c.bytes.dispatch_cross);
-    c.combine_call =
-        allToAll(c.ep_group, c.bytes.combine, 1.0, r.scale_up, r.scale_out, c.bytes.combine_cross);
+    c.dispatch_call = c.dispatch(1.0);
+    c.combine_call = c.combine(1.0);
     c.attention_fwd_s = layer.attention_fwd_s;
     c.attention_bwd_s = layer.attention_bwd_s;
     c.attention_block_fwd_s = layer.attention_fwd_s + layer.router_fwd_s + layer.shared_fwd_s;

@@ -573,16 +573,22 @@ double MoeCosts::expertWeightGrads_s(double slots) const {
     return weightGradsOfForward(expertForward_s(slots), slots, *this);
 }
 
-double MoeCosts::dispatch_s(double factor) const {
+CollectiveCost MoeCosts::dispatch(double factor) const {
     return allToAll(ep_group, bytes.dispatch, std::max(1.0, factor), scale_up, scale_out,
-                    bytes.dispatch_cross)
-        .time_s;
+                    bytes.dispatch_cross, bytes.dispatch_forward);
+}
+
+CollectiveCost MoeCosts::combine(double factor) const {
+    return allToAll(ep_group, bytes.combine, std::max(1.0, factor), scale_up, scale_out,
+                    bytes.combine_cross, bytes.combine_forward);
+}
+
+double MoeCosts::dispatch_s(double factor) const {
+    return dispatch(factor).time_s;
 }
 
 double MoeCosts::combine_s(double factor) const {
-    return allToAll(ep_group, bytes.combine, std::max(1.0, factor), scale_up, scale_out,
-                    bytes.combine_cross)
-        .time_s;
+    return combine(factor).time_s;
 }
 
 MoeLayerPrice MoeCosts::price(double factor) const {

@@ -35,8 +35,14 @@ double kvChunkBytes(const Scenario& s, double tokens) {
 
 AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, double tokens) {
     // One copy per token slot at the dispatch precision (the combine returns at activation
-    // precision). With node-limited routing (DeepEP), a token crosses the fabric once per
-    // target node and is forwarded over NVLink inside it.
+    // precision). With node-limited routing (DeepEP internode kernels, deepseek-ai/DeepEP
+    // csrc/kernels/legacy/internode.cu), a token crosses the fabric once per target node, to the
+    // GPU there with the sender's local index, which forwards it over NVLink once to each other
+    // GPU of that node holding one of its experts (the same for the sender's own node). Per
+    // GPU and token the NVLink leg carries D (n_l - 1)/n_l copies, D the distinct ranks its
+    // k picks reach among the H n_l GPUs of the H nodes it reaches (H = R_M N/(N-1), the own node
+    // hit as often as any other): D = expectedDistinctTargets(H n_l, k). DeepSeek-V3's EP64
+    // over 8 nodes, M = 4: H = 4, D = 7.18, 6.28 copies over NVLink, 3.5 through the NIC.
     const ModelSpec& m = s.model;
     const double h = m.hidden;
     AllToAllBytes b;
@@ -47,6 +53,13 @@ AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, doubl
             expectedRemoteNodesPerToken(ep_group.domains, m.top_k, s.layout.max_nodes_per_token);
         b.dispatch_cross = tokens * copies * h * bytesPerElement(m.dispatch_precision);
         b.combine_cross = tokens * copies * h * bytesPerElement(m.activation_precision);
+        const double nodes = ep_group.domains;
+        const double per_node = ep_group.gpus_per_domain;
+        const double nodes_reached = copies * nodes / (nodes - 1);
+        const double forwarded =
+            expectedDistinctTargets(nodes_reached * per_node, m.top_k) * (per_node - 1) / per_node;
+        b.dispatch_forward = tokens * forwarded * h * bytesPerElement(m.dispatch_precision);
+        b.combine_forward = tokens * forwarded * h * bytesPerElement(m.activation_precision);
     }
     return b;
 }
