@@ -295,9 +295,7 @@ void addGpt3Case(std::vector<CalibrationCase>& cases) {
 /// exposed gradient reduction, gradient norm and update, unoverlapped weight gather), the
 /// reading under which a separate phase after 1F1B makes sense; the sample states its
 /// assumption about the data-parallel overlap (training.dp_overlap).
-void addDeepSeekCases(std::vector<CalibrationCase>& cases) {
-    const Scenario scenario =
-        embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml");
+void addDeepSeekCases(std::vector<CalibrationCase>& cases, const Scenario& scenario) {
     const char* const source = "Zhao et al., \"Insights into DeepSeek-V3\", ISCA 2025 (arXiv "
                                "2505.09343v2), Table 4, MPFT";
     // The paper names 1F, 1B, 1W ("forward time, input backward time, and weight backward
@@ -573,9 +571,9 @@ std::vector<CalibrationCase> buildCases() {
     std::vector<CalibrationCase> cases;
     addSc21Cases(cases);
     addGpt3Case(cases);
-    addDeepSeekCases(cases);
     const Scenario deepseek =
         embeddedSample(calibration::kDeepSeekV3SampleYaml, "deepseek-v3-2048xh800.yaml");
+    addDeepSeekCases(cases, deepseek);
     addDeepEpCases(cases, deepseek);
     addBlackwellCases(cases, deepseek);
     return cases;
