@@ -40,6 +40,8 @@ private slots:
         const HardwareRates r = hardwareRates(hand());
         QCLOSE(r.gemm_flops, kGemm);
         QCLOSE(r.attention_flops, kAttn);
+        QCLOSE(r.attention_bwd_flops, kAttnBwd);
+        QCLOSE(r.weight_grad_gemm_flops, kGemm);
         QCLOSE(r.hbm_bytes_s, kHbm);
         QCLOSE(r.scale_up.bandwidth_gbps, kUp / 1e9);
         QCLOSE(r.scale_up.latency_us, 2.0);
@@ -57,6 +59,17 @@ private slots:
             hand({"layout.pp=2", "layout.dp=4", "layout.schedule=dualpipe", "model.layers=4"}));
         QCLOSE(dual.gemm_flops, kGemm * 112.0 / 132.0);
         QCLOSE(dual.attention_flops, kAttn * 112.0 / 132.0);
+        QCLOSE(dual.attention_bwd_flops, kAttnBwd * 112.0 / 132.0);
+        // FP8 with DeepSeek-V3's block scaling: forward GEMMs at 0.60 of the 2000 TFLOPS FP8
+        // peak, weight gradients at 0.475 (DeepGEMM's wgrad kernels); per-tensor scaling runs
+        // both at the BF16 share.
+        const HardwareRates block = hardwareRates(
+            hand({"model.precision.compute=fp8", "model.precision.fp8_recipe=blockwise"}));
+        QCLOSE(block.gemm_flops, 2000e12 * 0.60);
+        QCLOSE(block.weight_grad_gemm_flops, 2000e12 * 0.475);
+        QCLOSE(weightGradRates(block).gemm_flops, 2000e12 * 0.475);
+        QCLOSE(bf16GemmRates(block).weight_grad_gemm_flops, kGemm);
+        QCLOSE(hardwareRates(hand({"model.precision.compute=fp8"})).weight_grad_gemm_flops, 1.4e15);
         QCOMPARE(dual.gemm_sms, 112);
         QCLOSE(
             hardwareRates(hand({"cluster.scale_out.oversubscription=2"})).scale_out.bandwidth_gbps,
@@ -231,11 +244,12 @@ private slots:
         // quarter wave = 3.2 us (streaming 6.3 MB: 2.0 us).
         QCLOSE(attentionForward_s(s.model, 1, kTokens, r), waveTime_s(1024) * 1.25);
         // Flash core: 2 x seq x heads x head_dim = 2,097,152 causal FLOPs per token at the
-        // attention rate; backward twice that. Its dropout runs inside the kernel.
+        // forward rate; backward 2.5x those FLOPs (QK^T recomputed) at the backward rate. Its
+        // dropout runs inside the kernel.
         const double flash_s = kTokens * 2097152.0 / kAttn;
         QCLOSE(attentionCoreForward_s(s.model, AttentionKernel::flash, 1, kTokens, r), flash_s);
         QCLOSE(attentionCoreBackward_s(s.model, AttentionKernel::flash, 1, kTokens, r),
-               2 * flash_s);
+               2.5 * kTokens * 2097152.0 / kAttnBwd);
         // Element-wise per token: two norms (2 passes each) and two residual adds (3 each) of
         // h = 1024, rotary on 8 query + 8 key heads of 128 = 2048 elements, 2 passes: 10 x 1024
         // + 2 x 2048 = 14,336 BF16 elements = 28,672 B. Dropout adds two 1-byte masks of h.
@@ -577,13 +591,30 @@ private slots:
         const double act_bytes = bytesPerElement(s.model.activation_precision);
         const double activation_s =
             3.0 * c.tokens * s.model.ffn_hidden * act_bytes / c.rates.hbm_bytes_s;
-        QVERIFY(moe::test::close(l.dense_ffn_fwd_s - l.dense_ffn_wgrad_s, activation_s));
+        // FP8 block scaling: dW at the weight gradients' rate (weightGradRates), slower than
+        // the forward GEMMs; the backward carries the difference.
+        const HardwareRates wr = weightGradRates(c.rates);
+        QVERIFY(wr.gemm_flops < c.rates.gemm_flops);
+        QVERIFY(moe::test::close(l.dense_ffn_fwd_s - activation_s,
+                                 denseFfnWeightGrads_s(s.model, 1, c.tokens, c.rates)));
+        QVERIFY(
+            moe::test::close(l.dense_ffn_wgrad_s, denseFfnWeightGrads_s(s.model, 1, c.tokens, wr)));
+        QVERIFY(l.dense_ffn_wgrad_s > l.dense_ffn_fwd_s - activation_s);
+        QVERIFY(
+            moe::test::close(l.attention_wgrad_s, attentionForward_s(s.model, 1, c.tokens, wr)));
         QVERIFY(moe::test::close(l.router_wgrad_s, l.router_fwd_s));
         QVERIFY(l.attention_wgrad_s > 0 && l.attention_wgrad_s < l.attention_fwd_s);
         const double slot_count = c.moe.mean_slots;
         const double permute_s =
             slot_count * 4.0 * s.model.hidden * act_bytes / c.rates.hbm_bytes_s;
-        QVERIFY(moe::test::close(c.moe.mean.expert_fwd_s - c.moe.mean.expert_wgrad_s, permute_s));
+        QVERIFY(moe::test::close(
+            expertGemm_s(c.moe.gemm, slot_count, wr) - c.moe.mean.expert_wgrad_s, permute_s));
+        // Backward = 2 forwards + the SwiGLU recompute + the dW's extra time at its rate.
+        const double fwd_dw_s = c.moe.mean.expert_fwd_s - permute_s;
+        QVERIFY(
+            moe::test::close(c.moe.mean.expert_bwd_s, 2 * c.moe.mean.expert_fwd_s +
+                                                          c.moe.recompute_s_per_slot * slot_count +
+                                                          c.moe.mean.expert_wgrad_s - fwd_dw_s));
         // The stage's shares, from its layers' operations.
         const StageCosts& st = c.stages[4];
         QVERIFY(st.layers.dense_layers == 0 && !st.layers.has_lm_head && !st.layers.has_embedding);

@@ -30,14 +30,15 @@ Scenario h100Moe16Scenario();
 extern const char* const kHandYaml;
 
 /// Achievable rates of the hand scenario: its datasheet overrides times the efficiency
-/// constants documented in step_costs.cpp (GEMM 0.70, attention core 0.55, HBM 0.80, NVLink
-/// 0.80, NIC 0.90 with one NIC per GPU).
+/// constants documented in step_costs.cpp (GEMM 0.70, flash attention forward 0.60 and backward
+/// 0.55, HBM 0.80, NVLink 0.80, NIC 0.90 with one NIC per GPU).
 namespace hand {
-constexpr double kGemm = 1000e12 * 0.70; // 7e14 FLOP/s
-constexpr double kAttn = 1000e12 * 0.55; // 5.5e14 FLOP/s
-constexpr double kHbm = 4e12 * 0.80;     // 3.2e12 B/s
-constexpr double kUp = 400e9 * 0.80;     // 320e9 B/s per GPU
-constexpr double kOut = 50e9 * 0.90;     // 45e9 B/s per GPU (nics_per_node = gpus_per_node)
+constexpr double kGemm = 1000e12 * 0.70;    // 7e14 FLOP/s
+constexpr double kAttn = 1000e12 * 0.60;    // 6e14 FLOP/s, forward
+constexpr double kAttnBwd = 1000e12 * 0.55; // 5.5e14 FLOP/s, backward
+constexpr double kHbm = 4e12 * 0.80;        // 3.2e12 B/s
+constexpr double kUp = 400e9 * 0.80;        // 320e9 B/s per GPU
+constexpr double kOut = 50e9 * 0.90;        // 45e9 B/s per GPU (nics_per_node = gpus_per_node)
 constexpr double kAlphaUp = 2e-6;
 constexpr double kAlphaOut = 4e-6;
 /// The hand scenario's GPU is the h100-sxm preset: 132 SMs. One wave of 128 x 256 output tiles

@@ -64,8 +64,11 @@ struct StepBreakdown {
 struct HardwareRates {
     double gemm_flops = 0; ///< sustained FLOP/s of large, well-shaped GEMMs (compute precision)
     double bf16_gemm_flops = 0; ///< the same in BF16 (router and output head stay BF16)
-    double attention_flops = 0; ///< achievable FLOP/s of the attention core (BF16)
-    double hbm_bytes_s = 0;     ///< achievable HBM bytes/s
+    /// Weight-gradient GEMMs at the compute precision (below gemm_flops for FP8 blockwise)
+    double weight_grad_gemm_flops = 0;
+    double attention_flops = 0;     ///< achievable FLOP/s of the fused attention forward (BF16)
+    double attention_bwd_flops = 0; ///< the same for its backward
+    double hbm_bytes_s = 0;         ///< achievable HBM bytes/s
     /// SMs the GEMMs' output tiles spread over (the GPU's, less those overlapped communication
     /// occupies); 0 = unknown, no tile or wave quantization.
     int gemm_sms = 0;
@@ -107,6 +110,8 @@ double batchedGemm_s(const GemmShape& shape, double batch, const HardwareRates& 
 double quantize_s(const GemmShape& shape, double groups, const HardwareRates& r);
 /// The rates with the GEMMs in BF16 (the router and output head under FP8 training).
 HardwareRates bf16GemmRates(const HardwareRates& r);
+/// The rates of the weight-gradient GEMMs (gemm_flops = weight_grad_gemm_flops).
+HardwareRates weightGradRates(const HardwareRates& r);
 /// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
 /// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
 /// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.
@@ -127,7 +132,11 @@ double attentionScoreElements(const ModelSpec& model, double tokens);
 /// and (dropout > 0) the dropout's passes over the scores through HBM.
 double attentionCoreForward_s(const ModelSpec& model, AttentionKernel kernel, int cp, double tokens,
                               const HardwareRates& r);
-/// Core attention backward (recompute not included). flash: 2x forward. unfused: four batched
+/// FlashAttention's backward runs five GEMMs of the forward's size (QK^T recomputed, then dV,
+/// dP, dQ, dK) to the forward's two: 2.5x its FLOPs.
+inline constexpr double kFlashBackwardFlopsPerForward = 2.5;
+/// Core attention backward (recompute not included). flash: 2.5x the forward's FLOPs at the
+/// backward kernel's rate. unfused: four batched
 /// GEMMs (gradients of P, V, Q, K) and the dropout's and softmax's backward passes.
 double attentionCoreBackward_s(const ModelSpec& model, AttentionKernel kernel, int cp,
                                double tokens, const HardwareRates& r);

@@ -45,20 +45,26 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     const double rest_fwd_s =
         attentionForward_s(m, tp, tokens, r) + layerElementwiseForward_s(m, tokens, replicas, r);
     const bool core_recomputed = selective && kernel == AttentionKernel::unfused;
+    // Each backward holds its weight gradients at the forward GEMMs' rate; they run at the
+    // weight gradients' own rate (weightGradRates), so the difference is added.
+    const HardwareRates wr = weightGradRates(r);
     c.attention_fwd_s = rest_fwd_s + core_fwd_s;
+    c.attention_wgrad_s = attentionForward_s(m, tp, tokens, wr);
     c.attention_bwd_s = rest_fwd_s * (passes - 1.0) + core_bwd_s +
                         core_fwd_s * (passes - 3.0 + (core_recomputed ? 1.0 : 0.0)) +
-                        (selective ? selectiveRecompute_s(m, tp, tokens, replicas, r) : 0.0);
-    c.attention_wgrad_s = attentionForward_s(m, tp, tokens, r);
+                        (selective ? selectiveRecompute_s(m, tp, tokens, replicas, r) : 0.0) +
+                        (c.attention_wgrad_s - attentionForward_s(m, tp, tokens, r));
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
-    c.dense_ffn_wgrad_s = denseFfnWeightGrads_s(m, tp, tokens, r);
-    c.dense_ffn_bwd_s =
-        c.dense_ffn_fwd_s * (passes - 1.0) + activation_recompute * mlpActivation_s(m, tokens, r);
+    c.dense_ffn_wgrad_s = denseFfnWeightGrads_s(m, tp, tokens, wr);
+    c.dense_ffn_bwd_s = c.dense_ffn_fwd_s * (passes - 1.0) +
+                        activation_recompute * mlpActivation_s(m, tokens, r) +
+                        (c.dense_ffn_wgrad_s - denseFfnWeightGrads_s(m, tp, tokens, r));
     c.shared_fwd_s = sharedExpertsForward_s(m, tp, tokens, r);
+    c.shared_wgrad_s = sharedExpertsWeightGrads_s(m, tp, tokens, wr);
     c.shared_bwd_s =
         c.shared_fwd_s * (passes - 1.0) +
-        activation_recompute * swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn(), r);
-    c.shared_wgrad_s = sharedExpertsWeightGrads_s(m, tp, tokens, r);
+        activation_recompute * swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn(), r) +
+        (c.shared_wgrad_s - sharedExpertsWeightGrads_s(m, tp, tokens, r));
     c.router_fwd_s = routerForward_s(m, tokens, r);
     c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
     c.router_wgrad_s = c.router_fwd_s; // the gating GEMM is all of the router's forward

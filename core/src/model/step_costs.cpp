@@ -34,14 +34,27 @@ constexpr double kGemmFp8PerTensor = kGemmBf16;
 // H800, operands already FP8) measures its contiguous grouped GEMMs - the DeepSeek-V3 expert
 // shapes, k = 7168 and 2048 - at 1297, 1099, 1288 and 1093 TFLOPS: mean 1194 = 0.60 of 1979.
 constexpr double kGemmFp8Blockwise = 0.60;
+// The same recipe's weight-gradient GEMMs quantize both operands in 1x128 tiles along k (the
+// tokens), so both scales change every 128 elements of the reduction, and they accumulate into
+// the FP32 gradient. DeepGEMM's wgrad kernels (deepseek-ai/DeepGEMM PR #95, 2025-05-06, H800)
+// run its dense table's k = 4096 shapes at 920, 986, 878, 994, 942 and 920 TFLOPS: mean 940 =
+// 0.475 of 1979 (k = 8192: 1014-1092). The PR puts them ~20% ahead of the CUTLASS kernels
+// DeepSeek used before; the public kernel is taken.
+constexpr double kGemmFp8BlockwiseWeightGrad = 0.475;
 // MXFP8's 1x32 E8M0 block scales are applied by Blackwell's tensor cores ("native hardware
 // acceleration on Blackwell GPUs (SM 10.0+)", Transformer Engine docs, MXFP8), so no promotion
 // leaves the tensor core: the same share as BF16. ASSUMED: no published B200 MXFP8 GEMM
 // throughput was found to check it against.
 constexpr double kGemmMxfp8 = kGemmBf16;
-// FlashAttention-3 BF16 reaches ~75% of peak forward and ~50% backward on H100; the
-// fwd+bwd blend weighted by FLOPs (bwd = 2x fwd) is ~0.55.
-constexpr double kAttentionCore = 0.55;
+// The fused (flash) attention kernel, forward and backward apart, as shares of the BF16 dense
+// peak in FlashAttention's own FLOP convention (forward: the causal half of QK^T and PV;
+// backward: 2.5x that, kFlashBackwardFlopsPerForward). FlashAttention-3 on H100 SXM, head dim
+// 128, sequence 4096: forward 590 TFLOPS (pytorch/benchmark commit ff65cb6, "flash_v3"
+// column, (4, 16, 4096, 128)) = 0.60 of 989; backward 542 TFLOPS (Shah et al.,
+// "FlashAttention-3", arXiv 2407.08608, figure "Attention backward speed, head dim 128
+// (H100 80GB SXM5)", 4k) = 0.55. Not fitted to the calibration cases.
+constexpr double kAttentionForward = 0.60;
+constexpr double kAttentionBackward = 0.55;
 // Memory-bound kernels (norms, SwiGLU, residuals, rotary, permutes, optimizer) and the memory
 // side of the GEMM roofline stream at ~80% of the HBM datasheet bandwidth (STREAM-like copy
 // kernels on H100; a secondary measurement with Nsight Compute on H100 SXM: coalesced matrix
@@ -124,21 +137,22 @@ constexpr QuantizeBytes kQuantizeMxfp8{2.0 + 2.0 * (1.0 + kMxScaleBytes),
 
 namespace {
 struct Fp8Mode {
-    double gemm_share;
+    double gemm_share, weight_grad_share;
     efficiency::QuantizeBytes quantize;
 };
 Fp8Mode fp8Mode(Fp8Recipe recipe) {
+    using namespace efficiency;
     switch (recipe) {
     case Fp8Recipe::delayed:
-        return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeDelayed};
+        return {kGemmFp8PerTensor, kGemmFp8PerTensor, kQuantizeDelayed};
     case Fp8Recipe::tensorwise:
-        return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeTensorwise};
+        return {kGemmFp8PerTensor, kGemmFp8PerTensor, kQuantizeTensorwise};
     case Fp8Recipe::blockwise:
-        return {efficiency::kGemmFp8Blockwise, efficiency::kQuantizeBlockwise};
+        return {kGemmFp8Blockwise, kGemmFp8BlockwiseWeightGrad, kQuantizeBlockwise};
     case Fp8Recipe::mxfp8:
-        return {efficiency::kGemmMxfp8, efficiency::kQuantizeMxfp8};
+        return {kGemmMxfp8, kGemmMxfp8, kQuantizeMxfp8};
     }
-    return {efficiency::kGemmFp8PerTensor, efficiency::kQuantizeDelayed};
+    return {kGemmFp8PerTensor, kGemmFp8PerTensor, kQuantizeDelayed};
 }
 } // namespace
 
@@ -149,9 +163,11 @@ HardwareRates hardwareRates(const Scenario& s) {
     const double sm_share = overlaps_comm ? 1.0 - efficiency::kOverlapCommSmShare : 1.0;
     r.bf16_gemm_flops = gpu.bf16_tflops * 1e12 * efficiency::kGemmBf16 * sm_share;
     r.gemm_flops = r.bf16_gemm_flops;
+    r.weight_grad_gemm_flops = r.bf16_gemm_flops;
     if (s.model.compute_precision == Precision::fp8) {
         const Fp8Mode mode = fp8Mode(s.model.fp8_recipe);
         r.gemm_flops = gpu.fp8_tflops * 1e12 * mode.gemm_share * sm_share;
+        r.weight_grad_gemm_flops = gpu.fp8_tflops * 1e12 * mode.weight_grad_share * sm_share;
         // Spread over the step's three forward-pass equivalents (forward + a backward of two),
         // because the backward is priced as a multiple of the forward.
         r.quantize_input_bytes = mode.quantize.input_per_element / 3.0;
@@ -161,7 +177,8 @@ HardwareRates hardwareRates(const Scenario& s) {
     r.gemm_sms = static_cast<int>(std::lround(gpu.sm_count * sm_share));
     r.gemm_input_bytes = bytesPerElement(s.model.compute_precision);
     r.gemm_output_bytes = bytesPerElement(s.model.activation_precision);
-    r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionCore * sm_share;
+    r.attention_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionForward * sm_share;
+    r.attention_bwd_flops = gpu.bf16_tflops * 1e12 * efficiency::kAttentionBackward * sm_share;
     r.hbm_bytes_s = gpu.hbm_tbps * 1e12 * efficiency::kHbm;
     r.scale_up = {gpu.scale_up_gbps * efficiency::kScaleUp, gpu.scale_up_latency_us};
     r.scale_out = {s.cluster.nic.bandwidth_gbps * efficiency::kScaleOut *
@@ -342,8 +359,11 @@ double attentionCoreForward_s(const ModelSpec& m, AttentionKernel kernel, int cp
 double attentionCoreBackward_s(const ModelSpec& m, AttentionKernel kernel, int cp, double tokens,
                                const HardwareRates& r) {
     if (kernel == AttentionKernel::flash)
-        // Backward is twice the forward's FLOPs at the same blended rate (kAttentionCore).
-        return 2.0 * attentionCoreForward_s(m, kernel, cp, tokens, r);
+        // The backward kernel recomputes QK^T and the softmax from the saved statistics, then
+        // runs the four gradient GEMMs (dV, dP, dQ, dK): five GEMMs of the forward's two,
+        // 2.5x its FLOPs (FlashAttention's benchmark convention), at the backward's rate.
+        return kFlashBackwardFlopsPerForward * tokens *
+               forwardFlopsPerToken(m, false).attention_core / r.attention_bwd_flops;
     // Gradients of the probabilities (dO V^T, writes the square) and of V (P^T dO), dropout's
     // and softmax's backward, then the gradients of Q (dS K) and K (dS^T Q).
     const ScoreGemms g = scoreGemms(m, tokens, cp);
@@ -433,10 +453,16 @@ double denseFfnForward_s(const ModelSpec& m, int tp, double tokens, const Hardwa
 // report, section 3.3; Megatron's output layer is not a Transformer Engine FP8 module).
 HardwareRates bf16GemmRates(const HardwareRates& r) {
     HardwareRates bf16 = r;
-    bf16.gemm_flops = r.bf16_gemm_flops;
+    bf16.gemm_flops = bf16.weight_grad_gemm_flops = r.bf16_gemm_flops;
     bf16.gemm_input_bytes = bytesPerElement(Precision::bf16);
     bf16.quantize_input_bytes = bf16.quantize_output_bytes = 0;
     return bf16;
+}
+
+HardwareRates weightGradRates(const HardwareRates& r) {
+    HardwareRates wgrad = r;
+    wgrad.gemm_flops = r.weight_grad_gemm_flops;
+    return wgrad;
 }
 
 double routerForward_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
@@ -555,22 +581,28 @@ double MoeCosts::expertForward_s(double slots) const {
     return expertGemm_s(gemm, slots, rates);
 }
 
-double MoeCosts::expertBackward_s(double slots) const {
-    return expertForward_s(slots) * backward_passes + recompute_s_per_slot * slots;
+namespace {
+// dW of each expert's GEMMs: the forward's FLOPs and weight bytes again, at the weight
+// gradients' rate; the permutes belong to the input-gradient side.
+double weightGradsOfForward(double forward_at_wgrad_rate_s, double slots, const MoeCosts& moe) {
+    return std::max(0.0, forward_at_wgrad_rate_s -
+                             slots * moe.gemm.permute_bytes_per_slot / moe.rates.hbm_bytes_s);
 }
 
-namespace {
-// dW of each expert's GEMMs: the forward's FLOPs and weight bytes again; the permutes belong to
-// the input-gradient side. Taken from the forward already priced, so price() runs the grouped
-// GEMM model once per pass.
-double weightGradsOfForward(double forward_s, double slots, const MoeCosts& moe) {
-    return std::max(0.0,
-                    forward_s - slots * moe.gemm.permute_bytes_per_slot / moe.rates.hbm_bytes_s);
+// The backward is the forward's work backward_passes times over (input gradients, weight
+// gradients, a full recompute's forward) with its weight-gradient share at that rate instead.
+double backwardOf(const MoeCosts& moe, double forward_s, double wgrad_s, double slots) {
+    return forward_s * moe.backward_passes + moe.recompute_s_per_slot * slots +
+           (wgrad_s - weightGradsOfForward(forward_s, slots, moe));
 }
 } // namespace
 
 double MoeCosts::expertWeightGrads_s(double slots) const {
-    return weightGradsOfForward(expertForward_s(slots), slots, *this);
+    return weightGradsOfForward(expertGemm_s(gemm, slots, weightGradRates(rates)), slots, *this);
+}
+
+double MoeCosts::expertBackward_s(double slots) const {
+    return backwardOf(*this, expertForward_s(slots), expertWeightGrads_s(slots), slots);
 }
 
 CollectiveCost MoeCosts::dispatch(double factor) const {
@@ -599,8 +631,8 @@ MoeLayerPrice MoeCosts::price(double factor) const {
     MoeLayerPrice p;
     const double slots = mean_slots * std::max(1.0, factor);
     p.expert_fwd_s = expertForward_s(slots);
-    p.expert_bwd_s = expertBackward_s(slots);
-    p.expert_wgrad_s = weightGradsOfForward(p.expert_fwd_s, slots, *this);
+    p.expert_wgrad_s = expertWeightGrads_s(slots);
+    p.expert_bwd_s = backwardOf(*this, p.expert_fwd_s, p.expert_wgrad_s, slots);
     const double d = dispatch_s(factor), k = combine_s(factor);
     p.dispatch_fwd_s = d;
     p.combine_fwd_s = k;
