@@ -271,6 +271,44 @@ private slots:
         QCOMPARE(tpReplicas(hand({"layout.tp=4", "layout.dp=2"})), 1.0);
     }
 
+    void mlaProjections() {
+        // MLA with q_lora 256, kv_lora 128, nope 64, rope 32, v 64 on the hand model (h = 1024,
+        // 8 heads), 1024 tokens, TP 1: four input GEMMs and the output projection, each priced
+        // on its own. Streamed bytes are (m k + k n) x 2 + m n x 2 at 3.2e12 B/s.
+        const std::vector<std::string> mla = {
+            "model.attention=mla",           "model.mla.q_lora_rank=256",
+            "model.mla.kv_lora_rank=128",    "model.mla.qk_nope_head_dim=64",
+            "model.mla.qk_rope_head_dim=32", "model.mla.v_head_dim=64"};
+        const Scenario s = hand(mla);
+        const HardwareRates r = hardwareRates(s);
+        // q down 1024 x 256 x 1024: 8 tiles, split-K 16, one wave of 64-long tiles = 0.79 us,
+        // under streaming 3,145,728 B = 0.98 us. kv down (n = 128 + 32 = 160): 8 tiles, the same
+        // wave, under 2,752,512 B = 0.86 us. q up 1024 x 768 x 256: 24 tiles, split 5 (0.63
+        // us), under 2,490,368 B = 0.78 us. kv up 1024 x 1024 x 128: 32 tiles, split 4 (0.40
+        // us), under 2,621,440 B = 0.82 us. Output 1024 x 1024 x 512: 32 tiles, split 4, a wave
+        // of 128-long tiles = 1.58 us, above its 4,194,304 B = 1.31 us.
+        const double streamed_bytes = 3145728.0 + 2752512.0 + 2490368.0 + 2621440.0;
+        const double expected_s = streamed_bytes / kHbm + waveTime_s(128);
+        QCLOSE(attentionForward_s(s.model, 1, kTokens, r), expected_s);
+        // Selective recompute re-runs the two up-projections (and the norms' passes).
+        QCLOSE(selectiveRecompute_s(s.model, 1, kTokens, 1, r),
+               (2490368.0 + 2621440.0) / kHbm + kTokens * 1024 * 2 * 4 / kHbm);
+        // Under FP8 each GEMM quantizes its own input and output gradient: inputs k = 1024 +
+        // 1024 + 256 + 128 + 512 = 2944 and outputs n = 256 + 160 + 768 + 1024 + 1024 = 3232
+        // elements per token, at the recipe's bytes per element.
+        std::vector<std::string> fp8 = mla;
+        fp8.push_back("model.precision.compute=fp8");
+        fp8.push_back("model.precision.fp8_recipe=blockwise");
+        const Scenario f = hand(fp8);
+        const HardwareRates fr = hardwareRates(f);
+        HardwareRates unquantized = fr;
+        unquantized.quantize_input_bytes = unquantized.quantize_output_bytes = 0;
+        QCLOSE(attentionForward_s(f.model, 1, kTokens, fr) -
+                   attentionForward_s(f.model, 1, kTokens, unquantized),
+               kTokens * (2944.0 * fr.quantize_input_bytes + 3232.0 * fr.quantize_output_bytes) /
+                   kHbm);
+    }
+
     void unfusedAttention() {
         Scenario s = hand();
         const HardwareRates r = hardwareRates(s);

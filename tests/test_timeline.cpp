@@ -490,14 +490,13 @@ private slots:
         // Known gap (issue 15, open): with the published loss-free routing and FP8 block scaling
         // the DeepSeek-V3 samples whose EP all-to-all crosses InfiniBand expose ~0.8-1.3 s more
         // all-to-all in the simulated DualPipe pairs than the closed form's pair model hides
-        // (H800: 16.2 s simulated vs 14.7 s; B200: 20.1 vs 18.4 s); the NVL72 racks variant
-        // exposes ~0.1 s more (-2.0% since the weight gradients run at their own rate). The
-        // other NVL72 variants and the HGX B200 what-if agree.
+        // (H800: 16.9 s simulated vs 15.5 s; B200: 20.5 vs 18.7 s). The NVL72 variants (the
+        // racks one at -1.9%, inside the tolerance since MLA's projections are priced as their
+        // own GEMMs) and the HGX B200 what-if agree.
         // The expected failure turns into an unexpected pass, and must go, once they agree.
         const bool known_gap =
             scenario.layout.schedule == PipelineSchedule::dualpipe &&
-            (scenario.name == "deepseek-v3-2048xh800" || scenario.name == "b200-1024-deepseek-v3" ||
-             scenario.name == "gb200-nvl72-racks");
+            (scenario.name == "deepseek-v3-2048xh800" || scenario.name == "b200-1024-deepseek-v3");
         if (known_gap) {
             bool agrees = std::fabs(error) <= 0.02;
             for (int i = 0; i < kStepItemCount; ++i) {

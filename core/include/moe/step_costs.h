@@ -112,6 +112,27 @@ double quantize_s(const GemmShape& shape, double groups, const HardwareRates& r)
 HardwareRates bf16GemmRates(const HardwareRates& r);
 /// The rates of the weight-gradient GEMMs (gemm_flops = weight_grad_gemm_flops).
 HardwareRates weightGradRates(const HardwareRates& r);
+/// Whether weight-gradient GEMMs run at the forward GEMMs' rate (every recipe but blockwise FP8),
+/// so a backward priced as a multiple of the forward already holds them at the right rate.
+inline bool weightGradsAtForwardRate(const HardwareRates& r) {
+    return r.weight_grad_gemm_flops == r.gemm_flops;
+}
+/// Weight-gradient GEMMs at their own rate, and what that rate adds to (or saves from) a
+/// backward that priced them at the forward GEMMs' rate.
+struct WeightGradCost {
+    double own_rate_s = 0;
+    double over_forward_rate_s = 0;
+};
+/// `gemms_at(rates)` prices the GEMMs whose weight gradients these are; evaluated once when the
+/// two rates agree (the evaluate hot path), twice otherwise.
+template <class GemmsAt>
+WeightGradCost weightGradCost(const HardwareRates& r, const GemmsAt& gemms_at) {
+    const double at_forward_rate_s = gemms_at(r);
+    if (weightGradsAtForwardRate(r))
+        return {at_forward_rate_s, 0.0};
+    const double own_rate_s = gemms_at(weightGradRates(r));
+    return {own_rate_s, own_rate_s - at_forward_rate_s};
+}
 /// Roofline time of `groups` GEMMs run as one grouped kernel, `shape.m` rows per group on
 /// average: each group's rows padded to max(one tile, m + half a tile), columns to whole
 /// tiles, no wave quantization (persistent grouped kernels); every group's A, B and C stream.
@@ -384,8 +405,8 @@ struct MoeCosts {
     /// Backward time of the same, recomputation included.
     double expertBackward_s(double slots) const;
     /// Of that backward, the weight-gradient grouped GEMMs (the forward's GEMMs again, without
-    /// the permutes).
-    double expertWeightGrads_s(double slots) const;
+    /// the permutes). `forward_s` is expertForward_s(slots), reused when the rates agree.
+    double expertWeightGrads_s(double slots, double forward_s) const;
     /// One dispatch all-to-all when the busiest receiver gets `factor` x the mean bytes
     /// (factors below 1 count as 1).
     CollectiveCost dispatch(double factor) const;

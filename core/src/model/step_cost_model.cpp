@@ -46,25 +46,30 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
         attentionForward_s(m, tp, tokens, r) + layerElementwiseForward_s(m, tokens, replicas, r);
     const bool core_recomputed = selective && kernel == AttentionKernel::unfused;
     // Each backward holds its weight gradients at the forward GEMMs' rate; they run at the
-    // weight gradients' own rate (weightGradRates), so the difference is added.
-    const HardwareRates wr = weightGradRates(r);
+    // weight gradients' own rate, so the difference is added (weightGradCost).
+    const WeightGradCost attention_wgrad = weightGradCost(
+        r, [&](const HardwareRates& x) { return attentionForward_s(m, tp, tokens, x); });
     c.attention_fwd_s = rest_fwd_s + core_fwd_s;
-    c.attention_wgrad_s = attentionForward_s(m, tp, tokens, wr);
+    c.attention_wgrad_s = attention_wgrad.own_rate_s;
     c.attention_bwd_s = rest_fwd_s * (passes - 1.0) + core_bwd_s +
                         core_fwd_s * (passes - 3.0 + (core_recomputed ? 1.0 : 0.0)) +
                         (selective ? selectiveRecompute_s(m, tp, tokens, replicas, r) : 0.0) +
-                        (c.attention_wgrad_s - attentionForward_s(m, tp, tokens, r));
+                        attention_wgrad.over_forward_rate_s;
+    const WeightGradCost dense_wgrad = weightGradCost(
+        r, [&](const HardwareRates& x) { return denseFfnWeightGrads_s(m, tp, tokens, x); });
     c.dense_ffn_fwd_s = denseFfnForward_s(m, tp, tokens, r);
-    c.dense_ffn_wgrad_s = denseFfnWeightGrads_s(m, tp, tokens, wr);
+    c.dense_ffn_wgrad_s = dense_wgrad.own_rate_s;
     c.dense_ffn_bwd_s = c.dense_ffn_fwd_s * (passes - 1.0) +
                         activation_recompute * mlpActivation_s(m, tokens, r) +
-                        (c.dense_ffn_wgrad_s - denseFfnWeightGrads_s(m, tp, tokens, r));
+                        dense_wgrad.over_forward_rate_s;
+    const WeightGradCost shared_wgrad = weightGradCost(
+        r, [&](const HardwareRates& x) { return sharedExpertsWeightGrads_s(m, tp, tokens, x); });
     c.shared_fwd_s = sharedExpertsForward_s(m, tp, tokens, r);
-    c.shared_wgrad_s = sharedExpertsWeightGrads_s(m, tp, tokens, wr);
+    c.shared_wgrad_s = shared_wgrad.own_rate_s;
     c.shared_bwd_s =
         c.shared_fwd_s * (passes - 1.0) +
         activation_recompute * swiglu_s(m, tokens, m.shared_experts * m.effectiveSharedFfn(), r) +
-        (c.shared_wgrad_s - sharedExpertsWeightGrads_s(m, tp, tokens, r));
+        shared_wgrad.over_forward_rate_s;
     c.router_fwd_s = routerForward_s(m, tokens, r);
     c.router_bwd_s = c.router_fwd_s * (passes - 1.0);
     c.router_wgrad_s = c.router_fwd_s; // the gating GEMM is all of the router's forward

@@ -395,33 +395,57 @@ double layerElementwiseForward_s(const ModelSpec& m, double tokens, double hidde
            elementwise_s(tokens * rotary_elements, efficiency::kRotaryPasses, 0, m, r);
 }
 
-double attentionForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
-    // The output projection (heads x v_dim -> h, row-parallel); every other attention weight
-    // (GQA: the fused QKV; MLA: its down and up projections, lumped into one GEMM from h with
-    // the same FLOPs) column-parallel. The core and the layer's element-wise passes are
-    // priced apart (attentionCoreForward_s, layerElementwiseForward_s).
+namespace {
+// MLA's up-projections, column-parallel: the query latent to every head's nope and rope parts
+// (W_UQ; none without a query latent) and the key-value latent to every head's nope key and
+// value (W_UKV).
+double mlaUpProjections_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    const MlaDims& d = m.mla;
+    const double heads = m.heads;
+    return columnParallel_s(tokens, tp, d.q_lora_rank,
+                            heads * (d.qk_nope_head_dim + d.qk_rope_head_dim), r) +
+           columnParallel_s(tokens, tp, d.kv_lora_rank, heads * (d.qk_nope_head_dim + d.v_head_dim),
+                            r);
+}
+
+// MLA's projections from the hidden state, each its own GEMM as in Megatron-Core
+// (multi_latent_attention.py: linear_q_down_proj, linear_kv_down_proj, linear_q_up_proj,
+// linear_kv_up_proj) and HF modeling_deepseek.py (q_a_proj, kv_a_proj_with_mqa, q_b_proj,
+// kv_b_proj): every one has its own tile shape and, under FP8, quantizes its own input and
+// output gradient. Without a query latent the queries come from one h -> heads x (nope + rope)
+// GEMM.
+double mlaInputProjections_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    const MlaDims& d = m.mla;
     const double h = m.hidden;
-    const LayerFlops flops = forwardFlopsPerToken(m, false);
+    const double qk_head = d.qk_nope_head_dim + d.qk_rope_head_dim;
+    const double query_s = d.q_lora_rank > 0
+                               ? columnParallel_s(tokens, tp, h, d.q_lora_rank, r)
+                               : columnParallel_s(tokens, tp, h, double(m.heads) * qk_head, r);
+    return query_s +
+           columnParallel_s(tokens, tp, h, double(d.kv_lora_rank) + d.qk_rope_head_dim, r) +
+           mlaUpProjections_s(m, tp, tokens, r);
+}
+} // namespace
+
+double attentionForward_s(const ModelSpec& m, int tp, double tokens, const HardwareRates& r) {
+    // The output projection (heads x v_dim -> h, row-parallel); the input projections
+    // column-parallel: GQA's fused QKV, or MLA's four GEMMs. The core and the layer's
+    // element-wise passes are priced apart (attentionCoreForward_s, layerElementwiseForward_s).
+    const double h = m.hidden;
     const double out_in_features = double(m.heads) * valueHeadDim(m);
-    const double in_proj_params = flops.attention_proj / 2.0 - out_in_features * h;
-    return columnParallel_s(tokens, tp, h, in_proj_params / h, r) +
-           rowParallel_s(tokens, tp, out_in_features, h, r);
+    const double output_s = rowParallel_s(tokens, tp, out_in_features, h, r);
+    if (m.attention == AttentionKind::mla)
+        return mlaInputProjections_s(m, tp, tokens, r) + output_s;
+    const double qkv_columns = double(m.heads + 2 * m.kv_heads) * m.effectiveHeadDim();
+    return columnParallel_s(tokens, tp, h, qkv_columns, r) + output_s;
 }
 
 double selectiveRecompute_s(const ModelSpec& m, int tp, double tokens, double hidden_replicas,
                             const HardwareRates& r) {
     // Selective recompute (norms, activation functions, MLA up-projection; model_costs.cpp)
-    // re-runs the MLA up-projection GEMMs (q_lora -> heads x (nope + rope), kv_lora -> heads x
-    // (nope + v), column-parallel) and the two norms' passes in backward.
-    double gemms_s = 0;
-    if (m.attention == AttentionKind::mla) {
-        const MlaDims& d = m.mla;
-        const double heads = m.heads;
-        gemms_s = columnParallel_s(tokens, tp, d.q_lora_rank,
-                                   heads * (d.qk_nope_head_dim + d.qk_rope_head_dim), r) +
-                  columnParallel_s(tokens, tp, d.kv_lora_rank,
-                                   heads * (d.qk_nope_head_dim + d.v_head_dim), r);
-    }
+    // re-runs the MLA up-projection GEMMs and the two norms' passes in backward.
+    const double gemms_s =
+        m.attention == AttentionKind::mla ? mlaUpProjections_s(m, tp, tokens, r) : 0.0;
     return gemms_s + elementwise_s(hidden_replicas * tokens * m.hidden,
                                    efficiency::kNormPassesPerLayer, 0, m, r);
 }
@@ -597,12 +621,16 @@ double backwardOf(const MoeCosts& moe, double forward_s, double wgrad_s, double 
 }
 } // namespace
 
-double MoeCosts::expertWeightGrads_s(double slots) const {
-    return weightGradsOfForward(expertGemm_s(gemm, slots, weightGradRates(rates)), slots, *this);
+double MoeCosts::expertWeightGrads_s(double slots, double forward_s) const {
+    const double at_own_rate_s = weightGradsAtForwardRate(rates)
+                                     ? forward_s
+                                     : expertGemm_s(gemm, slots, weightGradRates(rates));
+    return weightGradsOfForward(at_own_rate_s, slots, *this);
 }
 
 double MoeCosts::expertBackward_s(double slots) const {
-    return backwardOf(*this, expertForward_s(slots), expertWeightGrads_s(slots), slots);
+    const double forward_s = expertForward_s(slots);
+    return backwardOf(*this, forward_s, expertWeightGrads_s(slots, forward_s), slots);
 }
 
 CollectiveCost MoeCosts::dispatch(double factor) const {
@@ -631,7 +659,7 @@ MoeLayerPrice MoeCosts::price(double factor) const {
     MoeLayerPrice p;
     const double slots = mean_slots * std::max(1.0, factor);
     p.expert_fwd_s = expertForward_s(slots);
-    p.expert_wgrad_s = expertWeightGrads_s(slots);
+    p.expert_wgrad_s = expertWeightGrads_s(slots, p.expert_fwd_s);
     p.expert_bwd_s = backwardOf(*this, p.expert_fwd_s, p.expert_wgrad_s, slots);
     const double d = dispatch_s(factor), k = combine_s(factor);
     p.dispatch_fwd_s = d;
