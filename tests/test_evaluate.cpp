@@ -449,7 +449,9 @@ private slots:
         QVERIFY(!findCollective(r, CollectiveKind::edp_sync));
         QVERIFY(findWarning(r, "ep-crosses-domain"));
 
-        // Node-limited routing, at most 1 node per token: a token's 2 picks on N = 2 nodes hit
+        // Node-limited routing, at most 1 node per token, with DeepEP's dispatcher (Megatron's
+        // alltoall one sends one copy per slot, node limit or not: the bytes above). A token's
+        // 2 picks on N = 2 nodes hit
         // R = (N-1)(1 - (1-1/N)^2) = 0.75 remote nodes unlimited; the cap M(N-1)/N = 0.5 wins.
         // Dispatch sends one copy per remote node: 1024 x 0.5 x 1024 x 2 B = 1,048,576 B per
         // all-to-all through the NIC. Inside the target node the copy is forwarded over NVLink:
@@ -457,7 +459,8 @@ private slots:
         // that node's 4 GPUs, 3 in 4 of them not the receiving GPU: 1.3125 copies,
         // 1024 x 1.3125 x 1024 x 2 B = 2,752,512 B per all-to-all over NVLink.
         const std::optional<Scenario> limited =
-            fromYaml(kHandYaml, {"layout.ep=8", "layout.max_nodes_per_token=1"});
+            fromYaml(kHandYaml, {"layout.ep=8", "layout.max_nodes_per_token=1",
+                                 "training.moe_dispatcher=deepep"});
         QVERIFY(limited);
         const Report rl = evaluate(*limited);
         const Collective* d = findCollective(rl, CollectiveKind::moe_dispatch);

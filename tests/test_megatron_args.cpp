@@ -414,6 +414,43 @@ private slots:
                 std::string::npos);
     }
 
+    void dispatcherFlags() {
+        // --moe-token-dispatcher-type alltoall (or unset) is training.moe_dispatcher alltoall;
+        // flex is the flex backend's (--moe-flex-dispatcher-backend, deepep by default); export
+        // writes the pair back.
+        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
+                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
+        struct Case {
+            const char* flags;
+            MoeDispatcher expected;
+            const char* exported;
+        };
+        const Case cases[] = {
+            {"", MoeDispatcher::alltoall, "--moe-token-dispatcher-type alltoall"},
+            {"--moe-token-dispatcher-type flex", MoeDispatcher::deepep,
+             "--moe-flex-dispatcher-backend deepep"},
+            {"--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep",
+             MoeDispatcher::hybridep, "--moe-flex-dispatcher-backend hybridep"},
+            {"--moe-token-dispatcher-type flex --moe-enable-deepep", MoeDispatcher::deepep,
+             "--moe-token-dispatcher-type flex"},
+            {"--moe-flex-dispatcher-backend hybridep", MoeDispatcher::alltoall,
+             "--moe-token-dispatcher-type alltoall"},
+        };
+        for (const Case& c : cases) {
+            const MegatronImport r = importMegatronArgs(head + c.flags, o);
+            QVERIFY2(r.ok(), errors(r).c_str());
+            QCOMPARE(r.scenario->training.moe_dispatcher, c.expected);
+            QVERIFY2(exportMegatronArgs(*r.scenario).find(c.exported) != std::string::npos,
+                     c.flags);
+            const MegatronImport back = importMegatronArgs(exportMegatronArgs(*r.scenario), o);
+            QVERIFY2(back.ok(), errors(back).c_str());
+            QCOMPARE(back.scenario->training.moe_dispatcher, c.expected);
+        }
+        QVERIFY(!importMegatronArgs(head + "--moe-flex-dispatcher-backend nccl", o).ok());
+    }
+
     /// The router's balancing from its flags (Megatron's default: an auxiliary loss), hidden
     /// dropout (default 0.1) and the attention backend.
     void routerDropoutAndAttentionFlags() {

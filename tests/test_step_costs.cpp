@@ -451,15 +451,34 @@ private slots:
         QCLOSE(b.dispatch, 4194304.0);
         QCLOSE(b.combine, 4194304.0);
         QCOMPARE(b.dispatch_cross, -1.0);
-        // EP = 8 over both nodes with tokens limited to one remote node: each token crosses
-        // the fabric expectedRemoteNodesPerToken(2, 2, 1) times.
+        // A flex dispatcher (DeepEP) sends a token once to each distinct GPU of the four:
+        // 4 (1 - (3/4)^2) = 1.75 copies, 1024 x 1.75 x 1024 x 2 B = 3,670,016 B.
+        for (const char* dispatcher : {"deepep", "hybridep"}) {
+            const Scenario flex = hand({std::string("training.moe_dispatcher=") + dispatcher});
+            const AllToAllBytes bf = allToAllBytes(flex, ep, kTokens);
+            QCLOSE(bf.dispatch, 3670016.0);
+            QCLOSE(bf.combine, 3670016.0);
+            QCOMPARE(bf.dispatch_cross, -1.0);
+        }
+        // EP = 8 over both nodes with tokens limited to one remote node. Megatron's alltoall
+        // dispatcher still sends one copy per slot (the default shares); DeepEP's crosses the
+        // fabric expectedRemoteNodesPerToken(2, 2, 1) times per token and forwards inside the
+        // target node to the distinct GPUs its 2 picks reach among the H x 4 GPUs of the H =
+        // R x 2 / 1 nodes reached: D (4 - 1) / 4 copies.
         const Scenario limited = hand({"layout.ep=8", "layout.max_nodes_per_token=1"});
         const Report rl = evaluate(limited);
         const GroupShape ep8 = shapeOf(rl.placement->spanOf(GroupKind::ep));
         QCOMPARE(ep8.domains, 2);
-        const AllToAllBytes bl = allToAllBytes(limited, ep8, kTokens);
-        QCLOSE(bl.dispatch_cross, kTokens * expectedRemoteNodesPerToken(2, 2, 1) * 1024 * 2);
+        QCOMPARE(allToAllBytes(limited, ep8, kTokens).dispatch_cross, -1.0);
+        const Scenario deepep =
+            hand({"layout.ep=8", "layout.max_nodes_per_token=1", "training.moe_dispatcher=deepep"});
+        const AllToAllBytes bl = allToAllBytes(deepep, ep8, kTokens);
+        const double remote = expectedRemoteNodesPerToken(2, 2, 1);
+        QCLOSE(remote, 0.5); // min((2 - 1)(1 - 1/4), 1 x 1/2)
+        QCLOSE(bl.dispatch_cross, kTokens * remote * 1024 * 2);
         QCLOSE(bl.combine_cross, bl.dispatch_cross);
+        // H = 1 node reached, D = 4 (1 - (3/4)^2) = 1.75, forwarded 1.75 x 3/4 = 1.3125.
+        QCLOSE(bl.dispatch_forward, kTokens * 1.3125 * 1024 * 2);
     }
 
     void moeLayerPrice() {

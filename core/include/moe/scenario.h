@@ -201,6 +201,12 @@ enum class DpOverlap { none, grad_reduce, grad_reduce_and_param_gather };
 /// the steady state's forward and backward of two micro-batches like DualPipe's pairs.
 enum class EpOverlap { none, combined_1f1b };
 
+/// How the EP all-to-all moves a token (Megatron-Core --moe-token-dispatcher-type and
+/// --moe-flex-dispatcher-backend): alltoall sends one copy per token slot (per chosen expert);
+/// the flex dispatchers deepep and hybridep send one copy per distinct rank inside the NVLink
+/// domain and one per distinct node across it, forwarded over NVLink there.
+enum class MoeDispatcher { alltoall, deepep, hybridep };
+
 struct TrainingSpec {
     int64_t global_batch = 1; ///< sequences per optimizer step
     int micro_batch = 1;      ///< sequences per micro-batch per pipeline replica
@@ -212,6 +218,7 @@ struct TrainingSpec {
     Precision optimizer_states = Precision::fp32;
     DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
     EpOverlap ep_overlap = EpOverlap::none;
+    MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
     Recompute recompute = Recompute::none;
     AttentionKernel attention_kernel = AttentionKernel::flash;
     TpActivations tp_activations = TpActivations::sequence_parallel;
@@ -308,6 +315,7 @@ const char* toString(TpActivations t);
 const char* toString(Fp8Recipe r);
 const char* toString(DpOverlap o);
 const char* toString(EpOverlap o);
+const char* toString(MoeDispatcher d);
 const char* toString(Dim d);
 const char* toString(PipelineSchedule s);
 const char* toString(PopularityModel m);

@@ -241,7 +241,8 @@ double kvChunkBytes(const Scenario& scenario, double tokens);
 struct AllToAllBytes {
     double dispatch = 0, combine = 0;
     double dispatch_cross = -1, combine_cross = -1;
-    /// With node-limited routing: the NVLink forwarding inside the target nodes (-1 otherwise).
+    /// With a flex dispatcher across domains: one copy per target node through the NIC, and the
+    /// NVLink forwarding inside the target nodes (-1 otherwise: the default shares).
     double dispatch_forward = -1, combine_forward = -1;
 };
 AllToAllBytes allToAllBytes(const Scenario& scenario, const GroupShape& ep_group, double tokens);

@@ -186,7 +186,11 @@ void writeNemoExpertArgs(PyArgs& arg, const Scenario& s) {
         arg("moe_router_group_topk", std::to_string(s.layout.max_nodes_per_token));
     }
     arg("moe_grouped_gemm", "True");
-    arg("moe_token_dispatcher_type", "\"alltoall\"");
+    const MoeDispatcher dispatcher = s.training.moe_dispatcher;
+    arg("moe_token_dispatcher_type",
+        dispatcher == MoeDispatcher::alltoall ? "\"alltoall\"" : "\"flex\"");
+    if (dispatcher != MoeDispatcher::alltoall)
+        arg("moe_flex_dispatcher_backend", std::string("\"") + toString(dispatcher) + "\"");
 }
 
 /// def model(): the model config (GPTConfig, or DeepSeekConfig for MLA).

@@ -83,8 +83,6 @@ constexpr Family kNoEffectFamilies[] = {
     {"--moe-token-drop-policy", "router detail"},
     {"--moe-input-jitter-eps", "router detail"},
     {"--moe-per-layer-logging", "logging"},
-    {"--moe-flex-dispatcher-backend", "dispatcher implementation"},
-    {"--moe-enable-deepep", "dispatcher implementation"},
     {"--use-nccl-ub", "communication implementation"},
     {"--fsdp-double-buffer", "communication implementation"},
     {"--init-model-with-meta-device", "initialisation"},

@@ -452,6 +452,9 @@ void finishPrecisionAndMemory(ImportState& st) {
     t.tp_activations =
         st.sequence_parallel ? TpActivations::sequence_parallel : TpActivations::replicated;
     t.ep_overlap = st.overlap_moe_ep_comm ? EpOverlap::combined_1f1b : EpOverlap::none;
+    t.moe_dispatcher = st.dispatcher_type != "flex"    ? MoeDispatcher::alltoall
+                       : st.flex_backend == "hybridep" ? MoeDispatcher::hybridep
+                                                       : MoeDispatcher::deepep;
     t.recompute = st.recompute == "full"        ? Recompute::full
                   : st.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;

@@ -325,7 +325,11 @@ std::vector<Rule> buildRules() {
         if (m.capacity_factor > 0)
             out.push_back(line("--moe-expert-capacity-factor", formatNumber(m.capacity_factor)));
         out.push_back("--moe-grouped-gemm");
-        out.push_back(line("--moe-token-dispatcher-type", "alltoall"));
+        const MoeDispatcher dispatcher = s.training.moe_dispatcher;
+        out.push_back(line("--moe-token-dispatcher-type",
+                           dispatcher == MoeDispatcher::alltoall ? "alltoall" : "flex"));
+        if (dispatcher != MoeDispatcher::alltoall)
+            out.push_back(line("--moe-flex-dispatcher-backend", toString(dispatcher)));
     };
     add(mapped("--moe-ffn-hidden-size", A::one, G::moe, "model.expert_ffn_hidden",
                [](ImportState& st, const MegatronFlag& f, FlagReport&) {
@@ -408,15 +412,31 @@ std::vector<Rule> buildRules() {
                    st.set("routing.balancing", f);
                }));
     add(mapped("--moe-token-dispatcher-type", A::one, G::moe,
-               "matches the model's all-to-all dispatch",
+               "training.moe_dispatcher (flex: the backend's, deepep by default)",
                [](ImportState& st, const MegatronFlag& f, FlagReport& report) {
                    const std::optional<std::string> v =
                        choice(st, f, {"alltoall", "flex", "allgather", "alltoall_seq"});
+                   if (v)
+                       st.dispatcher_type = *v;
+                   st.set("training.moe_dispatcher", f);
                    if (v && *v == "allgather") {
                        report.status = FlagStatus::not_modelled;
                        report.note = "the model's dispatch is an all-to-all; an all-gather "
                                      "dispatcher moves more bytes";
                    }
+               }));
+    add(mapped("--moe-flex-dispatcher-backend", A::one, G::moe,
+               "training.moe_dispatcher = deepep or hybridep (with the flex dispatcher)",
+               [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+                   if (const auto v = choice(st, f, {"deepep", "hybridep"}))
+                       st.flex_backend = *v;
+                   st.set("training.moe_dispatcher", f);
+               }));
+    add(mapped("--moe-enable-deepep", A::none, G::moe,
+               "training.moe_dispatcher = deepep (with the flex dispatcher)",
+               [](ImportState& st, const MegatronFlag& f, FlagReport&) {
+                   st.flex_backend = "deepep";
+                   st.set("training.moe_dispatcher", f);
                }));
     add(notModelled("--moe-shared-expert-overlap", A::none,
                     "shared-expert compute overlapping the dispatch"));

@@ -75,6 +75,9 @@ struct ImportState {
     bool overlap_grad_reduce = false, overlap_param_gather = false;
     bool sequence_parallel = false;
     bool overlap_moe_ep_comm = false;
+    /// --moe-token-dispatcher-type and the flex dispatcher's backend (Megatron-Core's default
+    /// backend is deepep; --moe-enable-deepep is its older spelling).
+    std::string dispatcher_type = "alltoall", flex_backend = "deepep";
     /// Router balancing: --moe-router-load-balancing-type, expert bias, forced balance.
     std::string load_balancing = "aux_loss";
     bool expert_bias = false, force_balance = false;

@@ -400,6 +400,7 @@ FieldEditResult deepEpScenario(const Scenario& deepseek, int nodes) {
         {"layout.etp", int64_t{1}},
         {"layout.schedule", std::string("1f1b")},
         {"layout.max_nodes_per_token", int64_t{nodes > 1 ? std::min(nodes, 4) : 0}},
+        {"training.moe_dispatcher", std::string("deepep")},
         {"routing.balancing", std::string("perfect")},
     };
     return setFields(deepseek, fields);
@@ -456,7 +457,8 @@ struct BridgeRow {
     int gpus_per_node, nodes_per_rack;
     const char* scale_up_domain;
     int pp, vpp, ep;
-    bool ep_a2a_overlap; ///< the recipe's moe_a2a_overlap (training.ep_overlap)
+    bool ep_a2a_overlap;    ///< the recipe's moe_a2a_overlap (training.ep_overlap)
+    const char* dispatcher; ///< the recipe's moe_flex_dispatcher_backend (training.moe_dispatcher)
     double tokens_per_s_per_gpu;
 };
 
@@ -473,14 +475,16 @@ constexpr int kSeq = 4096;
 // B200: DGX B200, 8 GPUs per node on NVLink, 8 ConnectX-7 400 Gb/s (DGX B200 user guide).
 // The 26.04 release's B200 row (PP 16, no VP, EP 8 inside each 8-GPU node) ran the recipe
 // before "b200 DSv3 better cfg" (5acef9309): DEEPSEEK_V3_PRETRAIN_CONFIG_B200_V2 at 87ba119e6,
-// hybridep dispatcher, no EP all-to-all overlap, recompute ["mla_up_proj"].
+// hybridep dispatcher, no EP all-to-all overlap, recompute ["mla_up_proj"]. The 26.04.01 B200
+// recipe (DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 at 21d102f5e) sets
+// moe_flex_dispatcher_backend "deepep"; GB200's hybrid EP is the hybridep backend.
 constexpr BridgeRow kRows[] = {
     {"bridge-dsv3-gb200", "DeepSeek-V3 MXFP8 PP4 VP4 EP64 on 256 GB200 NVL72", "26.04.01",
-     "21d102f5e", "gb200", 4, 16, "rack", 4, 4, 64, false, 4256},
+     "21d102f5e", "gb200", 4, 16, "rack", 4, 4, 64, false, "hybridep", 4256},
     {"bridge-dsv3-b200", "DeepSeek-V3 MXFP8 PP8 VP2 EP32 on 256 DGX B200", "26.04.01", "21d102f5e",
-     "b200", 8, 4, "node", 8, 2, 32, true, 3328},
+     "b200", 8, 4, "node", 8, 2, 32, true, "deepep", 3328},
     {"bridge-dsv3-b200-pp16", "DeepSeek-V3 MXFP8 PP16 EP8 on 256 DGX B200", "26.04", "87ba119e6",
-     "b200", 8, 4, "node", 16, 1, 8, false, 2815},
+     "b200", 8, 4, "node", 16, 1, 8, false, "hybridep", 2815},
 };
 
 /// The row as a scenario: the DeepSeek-V3 sample's model (layers, MLA, experts, vocab) with the
@@ -541,6 +545,7 @@ FieldEditResult bridgeScenario(const Scenario& deepseek, const BridgeRow& row) {
         {"layout.max_nodes_per_token", int64_t{0}},
         {"routing.model", std::string("uniform")},
         {"training.ep_overlap", std::string(row.ep_a2a_overlap ? "combined-1f1b" : "none")},
+        {"training.moe_dispatcher", std::string(row.dispatcher)},
     };
     return setFields(deepseek, fields);
 }

@@ -34,33 +34,46 @@ double kvChunkBytes(const Scenario& s, double tokens) {
 }
 
 AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, double tokens) {
-    // One copy per token slot at the dispatch precision (the combine returns at activation
-    // precision). With node-limited routing (DeepEP internode kernels, deepseek-ai/DeepEP
-    // csrc/kernels/legacy/internode.cu), a token crosses the fabric once per target node, to the
-    // GPU there with the sender's local index, which forwards it over NVLink once to each other
-    // GPU of that node holding one of its experts (the same for the sender's own node). Per
-    // GPU and token the NVLink leg carries D (n_l - 1)/n_l copies, D the distinct ranks its
-    // k picks reach among the H n_l GPUs of the H nodes it reaches (H = R_M N/(N-1), the own node
-    // hit as often as any other): D = expectedDistinctTargets(H n_l, k). DeepSeek-V3's EP64
-    // over 8 nodes, M = 4: H = 4, D = 7.18, 6.28 copies over NVLink, 3.5 through the NIC.
+    // Megatron-Core's alltoall dispatcher sends one copy per token slot at the dispatch
+    // precision (the combine returns at activation precision), node limit or not. The flex
+    // dispatchers (training.moe_dispatcher deepep / hybridep; DeepEP's intranode and internode
+    // kernels, deepseek-ai/DeepEP csrc/kernels/legacy) send a token once to each distinct GPU
+    // of its own NVLink domain that holds one of its experts: D = expectedDistinctTargets(n, k)
+    // of the n GPUs (8 picks over EP8: 5.25 copies, not 8). Across domains a token crosses the
+    // fabric once per target node, to the GPU there with the sender's local index, which
+    // forwards it over NVLink once to each other GPU of that node holding one of its experts
+    // (the same for the sender's own node). Per GPU and token the NVLink leg carries
+    // D (n_l - 1)/n_l copies, D the distinct ranks its k picks reach among the H n_l GPUs of
+    // the H nodes it reaches (H = R_M N/(N-1), the own node hit as often as any other, R_M
+    // capped by node-limited routing, layout.max_nodes_per_token): D = expectedDistinctTargets(
+    // H n_l, k). DeepSeek-V3's EP64 over 8 nodes, M = 4: H = 4, D = 7.18, 6.28 copies over
+    // NVLink, 3.5 through the NIC.
     const ModelSpec& m = s.model;
     const double h = m.hidden;
+    const double dispatch_bytes = h * bytesPerElement(m.dispatch_precision);
+    const double combine_bytes = h * bytesPerElement(m.activation_precision);
     AllToAllBytes b;
-    b.dispatch = tokens * m.top_k * h * bytesPerElement(m.dispatch_precision);
-    b.combine = tokens * m.top_k * h * bytesPerElement(m.activation_precision);
-    if (s.layout.max_nodes_per_token > 0 && ep_group.domains > 1) {
-        const double copies =
-            expectedRemoteNodesPerToken(ep_group.domains, m.top_k, s.layout.max_nodes_per_token);
-        b.dispatch_cross = tokens * copies * h * bytesPerElement(m.dispatch_precision);
-        b.combine_cross = tokens * copies * h * bytesPerElement(m.activation_precision);
-        const double nodes = ep_group.domains;
-        const double per_node = ep_group.gpus_per_domain;
-        const double nodes_reached = copies * nodes / (nodes - 1);
-        const double forwarded =
-            expectedDistinctTargets(nodes_reached * per_node, m.top_k) * (per_node - 1) / per_node;
-        b.dispatch_forward = tokens * forwarded * h * bytesPerElement(m.dispatch_precision);
-        b.combine_forward = tokens * forwarded * h * bytesPerElement(m.activation_precision);
+    b.dispatch = tokens * m.top_k * dispatch_bytes;
+    b.combine = tokens * m.top_k * combine_bytes;
+    if (s.training.moe_dispatcher == MoeDispatcher::alltoall)
+        return b;
+    if (ep_group.domains <= 1) {
+        const double copies = expectedDistinctTargets(ep_group.size, m.top_k);
+        b.dispatch = tokens * copies * dispatch_bytes;
+        b.combine = tokens * copies * combine_bytes;
+        return b;
     }
+    const double copies =
+        expectedRemoteNodesPerToken(ep_group.domains, m.top_k, s.layout.max_nodes_per_token);
+    b.dispatch_cross = tokens * copies * dispatch_bytes;
+    b.combine_cross = tokens * copies * combine_bytes;
+    const double nodes = ep_group.domains;
+    const double per_node = ep_group.gpus_per_domain;
+    const double nodes_reached = copies * nodes / (nodes - 1);
+    const double forwarded =
+        expectedDistinctTargets(nodes_reached * per_node, m.top_k) * (per_node - 1) / per_node;
+    b.dispatch_forward = tokens * forwarded * dispatch_bytes;
+    b.combine_forward = tokens * forwarded * combine_bytes;
     return b;
 }
 

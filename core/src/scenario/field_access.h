@@ -77,6 +77,9 @@ constexpr auto allValues(DpOverlap) {
 constexpr auto allValues(EpOverlap) {
     return std::array{EpOverlap::none, EpOverlap::combined_1f1b};
 }
+constexpr auto allValues(MoeDispatcher) {
+    return std::array{MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep};
+}
 constexpr auto allValues(PipelineSchedule) {
     return std::array{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
                       PipelineSchedule::interleaved, PipelineSchedule::dualpipe};

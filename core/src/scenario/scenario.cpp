@@ -22,6 +22,7 @@ constexpr const char* kTpActivationsNames[] = {"sequence-parallel", "replicated"
 constexpr const char* kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
 constexpr const char* kDpOverlapNames[] = {"none", "grad-reduce", "grad-reduce-and-param-gather"};
 constexpr const char* kEpOverlapNames[] = {"none", "combined-1f1b"};
+constexpr const char* kMoeDispatcherNames[] = {"alltoall", "deepep", "hybridep"};
 constexpr const char* kDimNames[] = {"tp", "cp", "ep", "dp", "pp"};
 constexpr const char* kPipelineScheduleNames[] = {"gpipe", "1f1b", "interleaved", "dualpipe"};
 constexpr const char* kPopularityModelNames[] = {"uniform", "zipf", "histogram", "published"};
@@ -139,6 +140,9 @@ const char* toString(DpOverlap o) {
 
 const char* toString(EpOverlap o) {
     return nameOf(kEpOverlapNames, o);
+}
+const char* toString(MoeDispatcher d) {
+    return nameOf(kMoeDispatcherNames, d);
 }
 const char* toString(Dim d) {
     return nameOf(kDimNames, d);

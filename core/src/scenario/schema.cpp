@@ -12,6 +12,27 @@
 
 namespace moe {
 
+// The scenario the schema's defaults start from, and a GPU preset's node shape (field_access.h).
+Scenario initialScenario() {
+    Scenario s;
+    s.model.ffn_hidden = 0; // only required when some layer is dense
+    if (const NicSpec* nic = builtinCatalog().findNic(kDefaultNicPreset))
+        s.cluster.nic = *nic;
+    return s;
+}
+
+void applyNodeShape(const std::string& gpu_preset, ClusterSpec& cluster) {
+    if (const Catalog::NodeShape* shape = builtinCatalog().findNodeShape(gpu_preset)) {
+        cluster.gpus_per_node = shape->gpus_per_node;
+        cluster.nodes_per_rack = shape->nodes_per_rack;
+        cluster.scale_up_domain = shape->scale_up_domain;
+        cluster.server_usd = shape->server_usd;
+        cluster.rack_usd = shape->rack_usd;
+        cluster.node_overhead_w = shape->node_overhead_w;
+        cluster.rack_overhead_w = shape->rack_overhead_w;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Value conversions of the accessors (field_access.h)
 

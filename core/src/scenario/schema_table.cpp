@@ -8,26 +8,6 @@
 
 namespace moe {
 
-Scenario initialScenario() {
-    Scenario s;
-    s.model.ffn_hidden = 0; // only required when some layer is dense
-    if (const NicSpec* nic = builtinCatalog().findNic(kDefaultNicPreset))
-        s.cluster.nic = *nic;
-    return s;
-}
-
-void applyNodeShape(const std::string& gpu_preset, ClusterSpec& cluster) {
-    if (const Catalog::NodeShape* shape = builtinCatalog().findNodeShape(gpu_preset)) {
-        cluster.gpus_per_node = shape->gpus_per_node;
-        cluster.nodes_per_rack = shape->nodes_per_rack;
-        cluster.scale_up_domain = shape->scale_up_domain;
-        cluster.server_usd = shape->server_usd;
-        cluster.rack_usd = shape->rack_usd;
-        cluster.node_overhead_w = shape->node_overhead_w;
-        cluster.rack_overhead_w = shape->rack_overhead_w;
-    }
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -668,6 +648,12 @@ std::vector<SchemaField> buildFields() {
         "EP all-to-all hidden outside DualPipe: combined-1f1b runs the steady state of an "
         "interleaved pipeline (or of none) as DualPipe's overlapped forward & backward pairs "
         "(Megatron-Core --overlap-moe-expert-parallel-comm); needs EP > 1. Default none.");
+    add("training.moe_dispatcher", kMember<kTraining, &TrainingSpec::moe_dispatcher>,
+        "How the EP all-to-all moves tokens: alltoall sends one copy per chosen expert "
+        "(Megatron-Core --moe-token-dispatcher-type alltoall); deepep and hybridep (flex "
+        "dispatcher, --moe-flex-dispatcher-backend) send one copy per distinct GPU inside the "
+        "NVLink domain and one per distinct node across it, forwarded over NVLink there. "
+        "Default alltoall.");
     add("training.recompute", kMember<kTraining, &TrainingSpec::recompute>,
         "Activation recomputation: selective re-runs core attention, full re-runs each layer's "
         "forward.");
