@@ -56,6 +56,11 @@ const MegatronFlag* find(const MegatronArgs& args, const std::string& name) {
     return nullptr;
 }
 
+/// A small MoE model's flags, for the tests of one flag's effect.
+const char* const kSmallMoeFlags = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+                                   "--seq-length 128 --bf16 --swiglu --num-experts 8 "
+                                   "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+
 } // namespace
 
 class TestMegatronArgs : public QObject {
@@ -398,9 +403,7 @@ private slots:
     void epOverlapIsAFlag() {
         // --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B, off unless set)
         // is training.ep_overlap; export writes it back only when set.
-        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
-                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const std::string head = kSmallMoeFlags;
         const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
         MegatronImport r = importMegatronArgs(head, o);
         QVERIFY2(r.ok(), errors(r).c_str());
@@ -418,9 +421,7 @@ private slots:
         // --moe-token-dispatcher-type alltoall (or unset) is training.moe_dispatcher alltoall;
         // flex is the flex backend's (--moe-flex-dispatcher-backend, deepep by default); export
         // writes the pair back.
-        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
-                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const std::string head = kSmallMoeFlags;
         const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
         struct Case {
             const char* flags;
@@ -454,9 +455,7 @@ private slots:
     /// The router's balancing from its flags (Megatron's default: an auxiliary loss), hidden
     /// dropout (default 0.1) and the attention backend.
     void routerDropoutAndAttentionFlags() {
-        const std::string head = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 "
-                                 "--seq-length 128 --bf16 --swiglu --num-experts 8 "
-                                 "--moe-router-topk 2 --expert-model-parallel-size 2 ";
+        const std::string head = kSmallMoeFlags;
         const MegatronImportOptions o = onPreset("t.sh", "h100-sxm", 1);
         struct Case {
             const char* flags;
