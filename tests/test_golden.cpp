@@ -141,8 +141,8 @@ private slots:
                 }
                 ++compared;
                 if (!agrees(value, it->second))
-                    problems += sample + " " + name + ": " + std::to_string(value) +
-                                ", golden " + std::to_string(it->second) + "\n";
+                    problems += sample + " " + name + ": " + std::to_string(value) + ", golden " +
+                                std::to_string(it->second) + "\n";
             }
         }
         if (compared != golden.size())
