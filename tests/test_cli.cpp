@@ -244,8 +244,9 @@ void TestCli::commandHelp_data() {
                           << "show [FILE] [--set key=value ...] [--json]";
     QTest::newRow("catalog") << "catalog"
                              << "catalog [--json]";
-    QTest::newRow("bench") << "bench"
-                           << "bench [FILE...] [--set key=value ...] [--repeat N] [--json]";
+    QTest::newRow("bench")
+        << "bench"
+        << "bench [FILE...] [--set key=value ...] [--repeat N] [--scaling] [--json]";
 }
 
 void TestCli::commandHelp() {
@@ -736,6 +737,24 @@ void TestCli::bench() {
     const Run badFile =
         moePlan({"bench", "--repeat", "1", "--set", "layout.ep=12", sample(kDefault)});
     QCOMPARE(badFile.code, 1);
+
+    // --scaling: the layout shape on 64 to 65,536 GPUs; sizes it does not fit are named.
+    const Run scaled = moePlan({"bench", "--scaling", "--repeat", "1"});
+    QCOMPARE(scaled.code, 0);
+    for (const char* gpus : {"64", "512", "2048", "16384", "65536"}) {
+        bool found = false;
+        for (const QString& line : scaled.out.split('\n'))
+            found = found ||
+                    line.simplified().startsWith(QString("<built-in default> ") + gpus + " 1 ");
+        QVERIFY2(found, qPrintable(scaled.out));
+    }
+    // EP 16 with PP 8 on 128 GPUs (DP 16): at 64 GPUs DP is 8, which EP 16 cannot fold into.
+    const Run refused =
+        moePlan({"bench", "--scaling", "--repeat", "1", "--set", "cluster.nodes=16", "--set",
+                 "layout.pp=8", "--set", "layout.dp=16", "--set", "layout.ep=16"});
+    QCOMPARE(refused.code, 0);
+    QVERIFY2(refused.out.contains("<built-in default> at 64 GPUs: not timed, layout.ep"),
+             qPrintable(refused.out));
 }
 
 void TestCli::compareScaleUpVsScaleOut() {

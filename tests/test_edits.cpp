@@ -64,6 +64,41 @@ Scenario loadSample(const std::string& name) {
 class TestEdits : public QObject {
     Q_OBJECT
 private slots:
+    void scaledDataParallel() {
+        // The default (64 GPUs, TP = CP = PP = 1, DP 64, EP 8) on 512: 64 nodes, DP 512, and the
+        // global batch at the same sequences per replica, 512 x (batch / 64).
+        const Scenario& s = defaultScenario();
+        const int64_t per_replica = s.training.global_batch / s.layout.dp;
+        const FieldEditResult r = moe::scaledDataParallel(s, 512);
+        QVERIFY2(r.ok(), formatAll(r.diagnostics).c_str());
+        QCOMPARE(r.scenario->cluster.nodes, 64);
+        QCOMPARE(r.scenario->cluster.gpuCount(), 512);
+        QCOMPARE(r.scenario->layout.dp, 512);
+        QCOMPARE(r.scenario->layout.ep, s.layout.ep);
+        QCOMPARE(r.scenario->training.global_batch, per_replica * 512);
+        QCOMPARE(r.scenario->model, s.model);
+        // Refusals say why: not whole nodes, not a multiple of TP x CP x PP, racks by hand,
+        // and a layout the scaled DP cannot hold (EP 8 over 8 GPUs of DP 8 fits; EP 16 not).
+        const auto reason = [](const FieldEditResult& f) {
+            return f.diagnostics.empty() ? std::string() : f.diagnostics.front().message;
+        };
+        QVERIFY(reason(moe::scaledDataParallel(s, 100)).find("not whole nodes") !=
+                std::string::npos);
+        const FieldEditResult pp16 = setFields(
+            s, {{"layout.pp", int64_t{16}}, {"layout.dp", int64_t{4}}, {"layout.ep", int64_t{4}}});
+        QVERIFY2(pp16.ok(), formatAll(pp16.diagnostics).c_str());
+        QVERIFY(reason(moe::scaledDataParallel(*pp16.scenario, 8)).find("TP x CP x PP = 16") !=
+                std::string::npos);
+        const FieldEditResult racks = setField(s, "cluster.rack_nodes", std::vector<int>{4, 4});
+        QVERIFY2(racks.ok(), formatAll(racks.diagnostics).c_str());
+        QVERIFY(reason(moe::scaledDataParallel(*racks.scenario, 512)).find("by hand") !=
+                std::string::npos);
+        QVERIFY(moe::scaledDataParallel(s, 8).ok());
+        const FieldEditResult ep16 = setField(s, "layout.ep", int64_t{16});
+        QVERIFY2(ep16.ok(), formatAll(ep16.diagnostics).c_str());
+        QVERIFY(!moe::scaledDataParallel(*ep16.scenario, 8).ok());
+    }
+
     void tableCoversTheDocumentedFormat() {
         std::set<std::string> documented = documentedKeys();
         QVERIFY2(documented.size() > 60, "docs/format.md tables not found");

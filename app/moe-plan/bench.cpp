@@ -3,6 +3,7 @@
 #include "json_output.h"
 #include "text_table.h"
 
+#include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/format.h"
 
@@ -12,10 +13,29 @@
 
 namespace moe::cli {
 
+std::vector<BenchInput> scalingInputs(const std::vector<BenchInput>& shapes) {
+    std::vector<BenchInput> out;
+    for (const BenchInput& shape : shapes) {
+        for (const int gpus : kScalingGpus) {
+            const FieldEditResult scaled = scaledDataParallel(shape.scenario, gpus);
+            BenchInput input{shape.label, shape.scenario, "", gpus};
+            if (scaled.ok())
+                input.scenario = *scaled.scenario;
+            else
+                input.refused = scaled.diagnostics.empty() ? std::string("not valid")
+                                                           : scaled.diagnostics.front().message;
+            out.push_back(std::move(input));
+        }
+    }
+    return out;
+}
+
 std::vector<BenchRow> benchEvaluate(const std::vector<BenchInput>& inputs, int repeat) {
     using Clock = std::chrono::steady_clock;
     std::vector<BenchRow> rows;
     for (const BenchInput& input : inputs) {
+        if (!input.refused.empty())
+            continue;
         // Warm up once, then pick a run count that takes about half a second in total.
         const auto t0 = Clock::now();
         const Report warm = evaluate(input.scenario);
@@ -51,9 +71,29 @@ std::string benchText(const std::vector<BenchRow>& rows) {
            table.render("  ");
 }
 
-std::string benchJson(const std::vector<BenchRow>& rows) {
+std::string refusedText(const std::vector<BenchInput>& inputs) {
+    std::string text;
+    for (const BenchInput& input : inputs) {
+        if (!input.refused.empty())
+            text += "  " + input.label + " at " + std::to_string(input.refused_gpus) +
+                    " GPUs: not timed, " + input.refused + "\n";
+    }
+    return text.empty() ? text : "Sizes the layout shape does not fit:\n" + text;
+}
+
+std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<BenchInput>& inputs) {
     JsonWriter json;
     beginDocument(json, "bench");
+    json.key("refused").beginArray();
+    for (const BenchInput& input : inputs) {
+        if (!input.refused.empty())
+            json.beginObject()
+                .field("label", input.label)
+                .field("gpus", input.refused_gpus)
+                .field("reason", input.refused)
+                .endObject();
+    }
+    json.endArray();
     json.key("results").beginArray();
     for (const BenchRow& r : rows) {
         json.beginObject().field("label", r.input->label);

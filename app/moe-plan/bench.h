@@ -11,7 +11,17 @@ namespace moe::cli {
 struct BenchInput {
     std::string label; ///< the file, or "<built-in default>"
     Scenario scenario;
+    /// --scaling: why the layout shape does not fit this size ("" = it does, and is timed).
+    std::string refused;
+    int refused_gpus = 0;
 };
+
+/// The cluster sizes `bench --scaling` times each layout shape at.
+constexpr int kScalingGpus[] = {64, 512, 2048, 16384, 65536};
+
+/// Each input's layout shape at every kScalingGpus size (scaledDataParallel); sizes the shape
+/// does not fit are kept with the reason, and not timed.
+std::vector<BenchInput> scalingInputs(const std::vector<BenchInput>& shapes);
 
 struct BenchRow {
     const BenchInput* input = nullptr;
@@ -24,6 +34,8 @@ struct BenchRow {
 std::vector<BenchRow> benchEvaluate(const std::vector<BenchInput>& inputs, int repeat);
 
 std::string benchText(const std::vector<BenchRow>& rows);
-std::string benchJson(const std::vector<BenchRow>& rows);
+/// The inputs that were not timed, with why ("" when every input was).
+std::string refusedText(const std::vector<BenchInput>& inputs);
+std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<BenchInput>& inputs);
 
 } // namespace moe::cli

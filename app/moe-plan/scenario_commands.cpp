@@ -199,22 +199,24 @@ std::string catalogText(const Catalog& catalog) {
     return gpus.render() + "\n" + nics.render() + "\nSources: " + catalog.sources + "\n";
 }
 
-int runBench(const ScenarioOptions& o, int repeat, CommandIo& io) {
+int runBench(const ScenarioOptions& o, int repeat, bool scaling, CommandIo& io) {
     std::vector<BenchInput> inputs;
     if (o.files.empty()) {
         const std::optional<Scenario> s = loadScenarioArg("", o.overrides, io);
         if (!s)
             return kExitBadInput;
-        inputs.push_back({"<built-in default>", *s});
+        inputs.push_back({"<built-in default>", *s, "", 0});
     }
     for (const std::string& file : o.files) {
         const std::optional<Scenario> s = loadScenarioArg(file, o.overrides, io);
         if (!s)
             return kExitBadInput;
-        inputs.push_back({file, *s});
+        inputs.push_back({file, *s, "", 0});
     }
+    if (scaling)
+        inputs = scalingInputs(inputs);
     const std::vector<BenchRow> rows = benchEvaluate(inputs, repeat);
-    io.out() << (io.json() ? benchJson(rows) : benchText(rows));
+    io.out() << (io.json() ? benchJson(rows, inputs) : benchText(rows) + refusedText(inputs));
     return kExitOk;
 }
 
@@ -330,15 +332,20 @@ void addCatalog(CLI::App& app, CommandTable& table) {
 void addBench(CLI::App& app, CommandTable& table) {
     auto o = std::make_shared<ScenarioOptions>();
     auto repeat = std::make_shared<int>(0);
-    CLI::App* c = table.add(app, "bench",
-                            "Times evaluate() (median of repeated runs on one core) on the "
-                            "built-in default or on the given files, and prints the figures.",
-                            [o, repeat](CommandIo& io) { return runBench(*o, *repeat, io); });
+    auto scaling = std::make_shared<bool>(false);
+    CLI::App* c = table.add(
+        app, "bench",
+        "Times evaluate() (median of repeated runs on one core) on the built-in default or on the "
+        "given files, and prints the figures.",
+        [o, repeat, scaling](CommandIo& io) { return runBench(*o, *repeat, *scaling, io); });
     c->add_option("FILE", o->files, "scenario files; the built-in default when omitted");
     addSetOption(c, o->overrides);
     c->add_option("--repeat", *repeat, "evaluations per scenario (default: about 0.5 s worth)")
         ->type_name("N")
         ->check(wholeNumber(1, 1'000'000));
+    c->add_flag("--scaling", *scaling,
+                "time each scenario's layout shape on 64, 512, 2048, 16384 and 65536 GPUs "
+                "(data parallelism and the batch scaled; sizes it does not fit are listed)");
     addJsonFlag(c, o->json, "the timings");
 }
 

@@ -80,6 +80,14 @@ FieldEditResult setScenarioField(const Scenario& scenario, const std::string& pa
 FieldEditResult setFieldAsOverride(const Scenario& scenario, const std::string& path,
                                    const std::string& value, const std::string& base_dir = ".");
 
+/// The same layout shape on `gpus` GPUs: more or fewer nodes of the same kind, TP, CP, PP, EP and
+/// expert-TP kept, data parallelism (and with it the global batch, at the same sequences per
+/// replica) scaled to fill them. What a scale benchmark compares across cluster sizes. Refused
+/// with a reason when `gpus` is not whole nodes or not a multiple of TP x CP x PP, when the racks
+/// are laid out by hand (cluster.rack_nodes), or when the scaled layout is invalid (EP larger
+/// than the scaled DP allows, say).
+FieldEditResult scaledDataParallel(const Scenario& scenario, int gpus);
+
 /// The per-rack node counts (cluster.rack_nodes) after one node of `from_rack` moves into
 /// `to_rack` (to_rack == rackCount() opens a new rack after the last): the resolved counts with
 /// one node less in `from_rack` (dropped when it empties) and one more in `to_rack`. Racks hold

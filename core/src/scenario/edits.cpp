@@ -404,4 +404,34 @@ FieldEditResult moveExpert(const Scenario& scenario, int layer, int expert, int 
     return setExpertRanks(scenario, layer, expert, std::move(ranks));
 }
 
+FieldEditResult scaledDataParallel(const Scenario& scenario, int gpus) {
+    const ClusterSpec& c = scenario.cluster;
+    const LayoutSpec& l = scenario.layout;
+    const auto refuse = [](std::string field, std::string message) {
+        FieldEditResult r;
+        Diagnostic d;
+        d.field = std::move(field);
+        d.message = std::move(message);
+        r.diagnostics.push_back(std::move(d));
+        return r;
+    };
+    const int64_t model_parallel = int64_t{l.tp} * l.cp * l.pp;
+    if (gpus <= 0 || c.gpus_per_node <= 0 || gpus % c.gpus_per_node != 0)
+        return refuse("cluster.nodes", std::to_string(gpus) + " GPUs are not whole nodes of " +
+                                           std::to_string(c.gpus_per_node));
+    if (model_parallel <= 0 || gpus % model_parallel != 0 || l.dp <= 0)
+        return refuse("layout.dp", std::to_string(gpus) +
+                                       " GPUs are not a multiple of TP x CP x "
+                                       "PP = " +
+                                       std::to_string(model_parallel));
+    if (!c.rack_nodes.empty())
+        return refuse("cluster.rack_nodes", "racks laid out by hand do not scale");
+    const int64_t dp = gpus / model_parallel;
+    // Sequences per replica stay as they are, so every replica runs the same micro-batches.
+    const int64_t per_replica = std::max<int64_t>(1, scenario.training.global_batch / l.dp);
+    return setFields(scenario, {{"cluster.nodes", int64_t{gpus / c.gpus_per_node}},
+                                {"layout.dp", dp},
+                                {"training.global_batch", per_replica * dp}});
+}
+
 } // namespace moe
