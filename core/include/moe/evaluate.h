@@ -40,6 +40,10 @@ struct EvaluationCache {
     /// false leaves report.link_bytes and link_utilization empty (nothing else depends on
     /// them): the per-link accounting is an eighth of a large cluster's evaluation.
     bool link_traffic = true;
+    /// false leaves report.load and report.warnings empty (the warnings read the load): the
+    /// step is priced from the cached routing sample without copying it, for callers that read
+    /// only the figures (the layout search).
+    bool keep_load = true;
 };
 Report evaluate(const Scenario& scenario, uint64_t routing_step, EvaluationCache& cache);
 

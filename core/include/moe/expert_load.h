@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -61,7 +62,9 @@ struct ExpertLoad {
     /// busiest rank / layer mean (>= 1; 1 without layers or samples). Because expert time is
     /// affine in the token count, charging every layer this factor gives the same stage time as
     /// charging each layer that group's own ratio.
-    double worstGroupImbalance(const std::vector<int>& moe_layers) const;
+    /// `peaks`, when given, is groupPeakRatios(*this) computed beforehand (a cached sample's).
+    double worstGroupImbalance(const std::vector<int>& moe_layers,
+                               const std::vector<double>* peaks = nullptr) const;
 };
 
 class ExpertLoadCache;
@@ -85,6 +88,22 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
 /// The same, reusing `cache`'s sample when one with the same inputs is there (identical result).
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
                             ExpertLoadCache& cache);
+/// [layer * sampled_groups + group]: that group's busiest rank / the layer's mean over all its
+/// ranks (0 for a layer without tokens); empty when rank_tokens is not layers x groups x ep.
+std::vector<double> groupPeakRatios(const ExpertLoad& load);
+
+/// A sample as the cache keeps it: immutable, with its groupPeakRatios.
+struct SharedExpertLoad {
+    ExpertLoad load;
+    std::vector<double> group_peaks;
+};
+/// The cache's sample itself, drawn and kept if it is not there: no copy (a DeepSeek-V3 sample
+/// is megabytes, and the layout search prices ~100,000 layouts from ~1,000 samples). Its
+/// stage_of_layer is that of the scenario that drew it; everything else matches
+/// sampleExpertLoad.
+std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
+                                                         const Placement& placement, uint64_t step,
+                                                         ExpertLoadCache& cache);
 
 /// Keeps recent samples for evaluations that differ only in what the sample does not read: the
 /// rank order, the pipeline split, recompute, the schedule, the hardware. The layout search
@@ -104,8 +123,8 @@ public:
         uint64_t step = 0;
         bool operator==(const Key&) const = default;
     };
-    const ExpertLoad* find(const Key& key) const;
-    void store(Key key, const ExpertLoad& load);
+    std::shared_ptr<const SharedExpertLoad> find(const Key& key) const;
+    void store(Key key, std::shared_ptr<const SharedExpertLoad> sample);
     int64_t hits = 0;
     int64_t misses = 0;
 
@@ -113,7 +132,7 @@ private:
     /// The oldest samples go first once the kept ones exceed this (a DeepSeek-V3 search needs
     /// ~180 samples, ~40 MB; a huge cluster's samples are capped by size, not count).
     static constexpr size_t kBudgetBytes = size_t{48} << 20;
-    std::deque<std::pair<Key, ExpertLoad>> entries_;
+    std::deque<std::pair<Key, std::shared_ptr<const SharedExpertLoad>>> entries_;
     size_t bytes_ = 0;
 };
 

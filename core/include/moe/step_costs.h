@@ -565,7 +565,9 @@ struct StepPrice {
     DualPipePhases dualpipe_phases;
 };
 /// The one pricing function: the model plus an expert-load sample give every item of the step.
-StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load);
+/// `group_peaks`, when given, is groupPeakRatios(load) computed beforehand.
+StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
+                    const std::vector<double>* group_peaks = nullptr);
 /// One stage's per-micro-batch items when its EP groups pay `imbalance` (>= 1).
 StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage, double imbalance);
 StepBreakdown priceStage(const StepCostModel& model, const StageCosts& stage,

@@ -119,11 +119,13 @@ void addCollectives(Report& report, const Scenario& s, const StepCostModel& mode
 }
 
 /// placeLayout reads the degrees, the rank order, the expert placement entries, the expert
-/// count and the MoE layer count; whatever else the layout holds (schedule, interleaving,
-/// node-limited routing) leaves the placement as it is.
+/// count and the MoE layer count; whatever else the layout holds (schedule, interleaving, the
+/// end stages' layer counts, node-limited routing) leaves the placement as it is.
 LayoutSpec placementInputs(const LayoutSpec& layout) {
     LayoutSpec key = layout;
     key.vpp = 1;
+    key.first_stage_layers = 0;
+    key.last_stage_layers = 0;
     key.schedule = PipelineSchedule::one_f_one_b;
     key.max_nodes_per_token = 0;
     return key;
@@ -170,13 +172,20 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     report.graph = graph;
     report.placement = placement;
     report.layout_description = describeLayout(s, *placement);
-    if (s.model.isMoe())
-        report.load = cache ? sampleExpertLoad(s, *placement, routing_step, cache->loads)
-                            : sampleExpertLoad(s, *placement, routing_step);
+    std::shared_ptr<const SharedExpertLoad> shared_load; // priced in place of report.load
+    if (s.model.isMoe()) {
+        if (cache && !cache->keep_load)
+            shared_load = sharedExpertLoad(s, *placement, routing_step, cache->loads);
+        else
+            report.load = cache ? sampleExpertLoad(s, *placement, routing_step, cache->loads)
+                                : sampleExpertLoad(s, *placement, routing_step);
+    }
 
     auto model = std::make_shared<const StepCostModel>(buildStepCostModel(s, *placement));
     report.costs = model;
-    const StepPrice price = priceStep(*model, report.load);
+    const StepPrice price = shared_load
+                                ? priceStep(*model, shared_load->load, &shared_load->group_peaks)
+                                : priceStep(*model, report.load);
     report.slowest_stage = price.slowest_stage;
     report.step = price.step;
     report.step_time_s = price.step_time_s;
@@ -221,7 +230,8 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     run.time_to_train_s = t.time_to_train_s;
     run.graph = report.graph.get();
     report.economics = computeEconomics(s, run);
-    report.warnings = designWarnings(s, report); // last: it reads everything
+    if (!shared_load)
+        report.warnings = designWarnings(s, report); // last: it reads everything
     return report;
 }
 

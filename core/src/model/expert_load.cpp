@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 
 namespace moe {
 
@@ -393,55 +392,90 @@ ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
 
 } // namespace
 
-const ExpertLoad* ExpertLoadCache::find(const Key& key) const {
-    for (const auto& [k, load] : entries_)
+std::vector<double> groupPeakRatios(const ExpertLoad& load) {
+    std::vector<double> out;
+    const int layers = load.moe_layers, groups = load.sampled_groups, ep = load.ep;
+    if (layers < 1 || groups < 1 || ep < 1 ||
+        load.rank_tokens.size() != static_cast<size_t>(layers) * groups * ep)
+        return out;
+    out.assign(static_cast<size_t>(layers) * groups, 0.0);
+    for (int layer = 0; layer < layers; ++layer) {
+        const double* layer_ranks =
+            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
+        double layer_total = 0;
+        for (int i = 0; i < groups * ep; ++i)
+            layer_total += layer_ranks[i];
+        const double mean = layer_total / (static_cast<double>(groups) * ep);
+        if (mean <= 0.0)
+            continue;
+        for (int g = 0; g < groups; ++g)
+            out[static_cast<size_t>(layer) * groups + g] =
+                *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
+                                  layer_ranks + static_cast<size_t>(g + 1) * ep) /
+                mean;
+    }
+    return out;
+}
+
+std::shared_ptr<const SharedExpertLoad> ExpertLoadCache::find(const Key& key) const {
+    for (const auto& [k, sample] : entries_)
         if (k == key)
-            return &load;
+            return sample;
     return nullptr;
 }
 
 namespace {
-size_t sampleBytes(const ExpertLoad& load) {
-    return sizeof(double) * (load.popularity.size() + load.tokens_per_expert.size() +
-                             load.rank_tokens.size() + load.imbalance_per_layer.size() +
-                             load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
+size_t sampleBytes(const SharedExpertLoad& sample) {
+    const ExpertLoad& load = sample.load;
+    return sizeof(double) *
+           (sample.group_peaks.size() + load.popularity.size() + load.tokens_per_expert.size() +
+            load.rank_tokens.size() + load.imbalance_per_layer.size() +
+            load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
 }
 } // namespace
 
-void ExpertLoadCache::store(Key key, const ExpertLoad& load) {
-    const size_t bytes = sampleBytes(load);
+void ExpertLoadCache::store(Key key, std::shared_ptr<const SharedExpertLoad> sample) {
+    const size_t bytes = sampleBytes(*sample);
     if (bytes > kBudgetBytes)
         return;
     while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
-        bytes_ -= sampleBytes(entries_.front().second);
+        bytes_ -= sampleBytes(*entries_.front().second);
         entries_.pop_front();
     }
-    entries_.emplace_back(std::move(key), load);
+    entries_.emplace_back(std::move(key), std::move(sample));
     bytes_ += bytes;
 }
 
 double tokenSlotsPerGroup(const Scenario& scenario) {
-    if (!scenario.model.isMoe())
-        return 0;
-    return static_cast<double>(sampleShape(scenario).slots);
+    return scenario.model.isMoe() ? static_cast<double>(sampleShape(scenario).slots) : 0.0;
 }
 
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
                             ExpertLoadCache& cache) {
     if (!scenario.model.isMoe())
         return sampleExpertLoad(scenario, placement, step);
+    ExpertLoad load = sharedExpertLoad(scenario, placement, step, cache)->load;
+    // The one part that follows the pipeline split rather than the routing.
+    load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
+    return load;
+}
+
+std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
+                                                         const Placement& placement, uint64_t step,
+                                                         ExpertLoadCache& cache) {
+    if (!scenario.model.isMoe())
+        return std::make_shared<const SharedExpertLoad>(); // nothing routed, as sampled
     ExpertLoadCache::Key key = cacheKey(scenario, step);
-    if (const ExpertLoad* hit = cache.find(key)) {
+    if (std::shared_ptr<const SharedExpertLoad> hit = cache.find(key)) {
         ++cache.hits;
-        ExpertLoad load = *hit;
-        // The one part that follows the pipeline split rather than the routing.
-        load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
-        return load;
+        return hit;
     }
     ++cache.misses;
-    ExpertLoad load = sampleExpertLoad(scenario, placement, step);
-    cache.store(std::move(key), load);
-    return load;
+    auto sample = std::make_shared<SharedExpertLoad>();
+    sample->load = sampleExpertLoad(scenario, placement, step);
+    sample->group_peaks = groupPeakRatios(sample->load);
+    cache.store(std::move(key), sample);
+    return sample;
 }
 
 namespace {
@@ -558,23 +592,13 @@ struct LayerTally {
 };
 
 /// Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
-/// over layers.
-void groupImbalance(ExpertLoad& load, int layers, int groups, int ep) {
-    load.imbalance_per_group.assign(static_cast<size_t>(groups), 0.0);
-    for (int layer = 0; layer < layers; ++layer) {
-        const double* layer_ranks =
-            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
-        double layer_total = 0;
-        for (int i = 0; i < groups * ep; ++i)
-            layer_total += layer_ranks[i];
-        const double mean = layer_total / (static_cast<double>(groups) * ep);
-        for (int g = 0; g < groups; ++g) {
-            const double busiest = *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
-                                                     layer_ranks + static_cast<size_t>(g + 1) * ep);
-            load.imbalance_per_group[static_cast<size_t>(g)] +=
-                (mean > 0.0 ? busiest / mean : 1.0) / layers;
-        }
-    }
+/// over layers (a layer without tokens counts as balanced).
+void groupImbalance(ExpertLoad& load) {
+    const std::vector<double> peaks = groupPeakRatios(load);
+    const size_t groups = static_cast<size_t>(load.sampled_groups);
+    load.imbalance_per_group.assign(groups, 0.0);
+    for (size_t i = 0; i < peaks.size(); ++i)
+        load.imbalance_per_group[i % groups] += (peaks[i] > 0 ? peaks[i] : 1.0) / load.moe_layers;
 }
 
 } // namespace
@@ -687,7 +711,7 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
         }
     }
 
-    groupImbalance(load, layers, groups, ep);
+    groupImbalance(load);
     double sum_ratio = 0;
     for (double r : load.imbalance_per_layer)
         sum_ratio += r;
@@ -698,25 +722,28 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     return load;
 }
 
-double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers) const {
+double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
+                                       const std::vector<double>* peaks) const {
     if (sampled_groups < 1 || ep < 1)
         return 1.0;
     const size_t groups = static_cast<size_t>(sampled_groups);
-    const size_t ranks = static_cast<size_t>(ep);
+    std::vector<double> computed;
+    if (!peaks || peaks->size() != static_cast<size_t>(std::max(0, moe_layers)) * groups) {
+        computed = groupPeakRatios(*this);
+        peaks = &computed;
+        if (computed.empty())
+            return 1.0;
+    }
     std::vector<double> sum_ratio(groups, 0.0);
     int counted = 0;
     for (const int layer : layers) {
         if (layer < 0 || layer >= moe_layers)
             continue;
-        const double* layer_ranks =
-            rank_tokens.data() + static_cast<size_t>(layer) * groups * ranks;
-        const double mean =
-            std::accumulate(layer_ranks, layer_ranks + groups * ranks, 0.0) / (groups * ranks);
-        if (mean <= 0.0)
-            continue;
+        const double* row = peaks->data() + static_cast<size_t>(layer) * groups;
+        if (row[0] <= 0.0)
+            continue; // no tokens in this layer
         for (size_t g = 0; g < groups; ++g)
-            sum_ratio[g] +=
-                *std::max_element(layer_ranks + g * ranks, layer_ranks + (g + 1) * ranks) / mean;
+            sum_ratio[g] += row[g];
         ++counted;
     }
     if (counted == 0)

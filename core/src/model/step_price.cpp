@@ -281,7 +281,8 @@ PassShares rankPassShares(const StepCostModel& model, int stage) {
 }
 } // namespace
 
-StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
+StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
+                    const std::vector<double>* group_peaks) {
     StepPrice price;
     const LayoutSpec& lay = model.layout;
     const double m = model.micro_batches;
@@ -293,7 +294,8 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load) {
     for (size_t i = 0; i < stages; ++i) {
         const StageCosts& stage = model.stages[i];
         if (model.moe.valid && !stage.moe_layer_indices.empty())
-            price.stage_imbalance[i] = load.worstGroupImbalance(stage.moe_layer_indices);
+            price.stage_imbalance[i] =
+                load.worstGroupImbalance(stage.moe_layer_indices, group_peaks);
         paces[i] = stagePace(model, price.stage_imbalance[i]);
         price.stage_per_micro_batch.push_back(priceStage(model, stage, paces[i]));
         if (price.stage_per_micro_batch.back().total_s >
