@@ -38,6 +38,8 @@ void writeLayoutJson(JsonWriter& json, const Scenario* s) {
     number("cp", [](const Scenario& x) { return x.layout.cp; });
     number("pp", [](const Scenario& x) { return x.layout.pp; });
     number("vpp", [](const Scenario& x) { return x.layout.vpp; });
+    number("first_stage_layers", [](const Scenario& x) { return x.layout.first_stage_layers; });
+    number("last_stage_layers", [](const Scenario& x) { return x.layout.last_stage_layers; });
     number("dp", [](const Scenario& x) { return x.layout.dp; });
     number("ep", [](const Scenario& x) { return x.layout.ep; });
     number("etp", [](const Scenario& x) { return x.layout.etp; });

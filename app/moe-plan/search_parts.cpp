@@ -175,6 +175,8 @@ LayoutSpec readLayout(const json& parent, const Scenario& input, int& micro_batc
     l.cp = j.at("cp").get<int>();
     l.pp = j.at("pp").get<int>();
     l.vpp = j.at("vpp").get<int>();
+    l.first_stage_layers = j.at("first_stage_layers").get<int>();
+    l.last_stage_layers = j.at("last_stage_layers").get<int>();
     l.dp = j.at("dp").get<int>();
     l.ep = j.at("ep").get<int>();
     l.etp = j.at("etp").get<int>();

@@ -24,6 +24,10 @@ std::string scheduleText(const LayoutSpec& l) {
     std::string s = toString(l.schedule);
     if (l.vpp > 1)
         s += " x" + std::to_string(l.vpp);
+    // Uneven end stages: the first and last stage's layer counts (0 = the even share).
+    if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
+        s += " ends " + std::to_string(l.first_stage_layers) + "/" +
+             std::to_string(l.last_stage_layers);
     return s;
 }
 

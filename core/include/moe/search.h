@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace moe {
@@ -37,11 +38,13 @@ struct SearchOptions {
     /// layout.ep, layout.etp, layout.order, layout.schedule, training.micro_batch,
     /// training.recompute. Several pins of one key allow any of their values.
     std::vector<std::string> pins;
-    int max_pp = 0;          ///< deepest pipeline tried; 0 = up to the layer count
-    int max_vpp = 4;         ///< most virtual stages per rank tried with the interleaved schedule
-    int max_micro_batch = 4; ///< micro-batch sizes tried: powers of two up to this that divide
-                             ///< the per-replica batch (pinned values and the scenario's own are
-                             ///< always tried)
+    int max_pp = 0; ///< deepest pipeline tried; 0 = up to the layer count
+    /// Most virtual stages per rank tried with the interleaved schedule; 0 = every count the
+    /// layer split allows (evenly, or with the balanced end stages of balancedEndStageLayers).
+    int max_vpp = 0;
+    /// Largest micro-batch tried; 0 = every divisor of the per-replica batch (pinned values and
+    /// the scenario's own are always tried).
+    int max_micro_batch = 0;
     /// Context parallelism is for long sequences: CP degrees that leave fewer tokens than this
     /// per CP rank are not tried (unless pinned or the scenario's own).
     int min_tokens_per_cp_rank = 2048;
@@ -103,7 +106,7 @@ enum class RejectReason {
     other,        ///< any other validation error
     memory,       ///< does not fit in HBM (minus the reserve) on some stage
     recompute,    ///< heavier recomputation while a lighter one fits (never faster)
-    /// TP x CP wider than a scale-up domain (their per-layer collectives would ride the
+    /// TP wider than a scale-up domain (their per-layer collectives would ride the
     /// fabric) while layouts inside a domain fit: searched only when none does.
     wide_tp,
     count
@@ -155,7 +158,7 @@ struct SearchResult {
 // gave. mergeSearchParts puts the structures back in enumeration order and ranks, fronts and
 // explains them with the same code as an unsharded search, which is itself one part merged:
 // the union of the parts is exactly the unsharded result (tests/test_search checks it). The only
-// rule that spans structures, "TP x CP wider than a scale-up domain only when nothing narrower
+// rule that spans structures, "TP wider than a scale-up domain only when nothing narrower
 // fits", is settled at the merge: a shard that found nothing narrower records both outcomes of
 // its wide structures (searched, and only counted as wide_tp).
 
@@ -183,7 +186,7 @@ struct SearchMemoryMiss {
 /// What one structure contributed.
 struct SearchStructureOutcome {
     int64_t structure = 0;     ///< index in the search's enumeration order
-    bool inside_domain = true; ///< TP x CP fits in a scale-up domain (searched first)
+    bool inside_domain = true; ///< TP fits in a scale-up domain (searched first)
     bool counted_only = false; ///< a wide structure counted as wide_tp without searching it
     std::array<RejectionCount, kRejectReasonCount> rejected{};
     std::vector<SearchEvaluated> evaluated;
@@ -236,16 +239,28 @@ struct SearchStepColumns {
 };
 SearchStepColumns stepColumnsOf(const SearchFigures& figures);
 
+/// The first and last pipeline stages' layer counts for an interleaved pipeline of `pp` ranks
+/// and `vpp` virtual stages whose `layers` do not split evenly over pp*vpp: the middle stages
+/// get m = ceil(layers / pp) layers each (the fewest that keep the end stages no heavier than
+/// them), and the end stages share the rest, the last one the lighter (it also holds the output
+/// head), each with at least vpp layers. If that leaves an end stage fewer than vpp layers, m
+/// steps down until it does not. Empty when the layers split evenly, when pp < 2, or when no
+/// split gives every virtual stage a layer. DeepSeek-V3: 61 layers, pp 16 -> {3, 2} (the
+/// published split), pp 8 vpp 2 -> {7, 6}.
+std::optional<std::pair<int, int>> balancedEndStageLayers(int layers, int pp, int vpp);
+
 /// Checks pins without searching: one diagnostic per unknown key or unreadable value.
 Diagnostics checkPins(const std::vector<std::string>& pins);
 
 /// Searches the layouts of `scenario`'s cluster and model. Its own layout fields (degrees,
-/// order, schedule, micro-batch, recompute) are what the search varies; everything else is
-/// kept. Expert placement overrides are kept only for candidates with the scenario's EP.
+/// order, schedule and end-stage layer counts, micro-batch, recompute) are what the search varies;
+/// everything else is kept. Expert placement overrides are kept only for candidates with the
+/// scenario's EP.
 SearchResult searchLayouts(const Scenario& scenario, const SearchOptions& options = {});
 
 /// The candidate's layout in one line: "TP=1 CP=1 PP=1 DP=64 EP=8 ETP=1 eDP=8, tp-cp-ep-dp-pp,
-/// 1f1b, micro-batch 1, recompute none".
+/// 1f1b, micro-batch 1, recompute none"; uneven end stages after the pipeline degree, as in
+/// "PP=16 first-stage-layers=3 last-stage-layers=2".
 std::string layoutSummary(const Scenario& scenario);
 
 } // namespace moe

@@ -67,7 +67,7 @@ const char* describe(RejectReason r) {
     case RejectReason::recompute:
         return "heavier recompute while a lighter one fits (never faster)";
     case RejectReason::wide_tp:
-        return "TP x CP wider than a scale-up domain while narrower layouts fit";
+        return "TP wider than a scale-up domain while narrower layouts fit";
     case RejectReason::count:
         break;
     }
@@ -112,6 +112,10 @@ std::string layoutSummary(const Scenario& s) {
                       " PP=" + std::to_string(l.pp);
     if (l.vpp > 1)
         out += "x" + std::to_string(l.vpp);
+    if (l.first_stage_layers > 0)
+        out += " first-stage-layers=" + std::to_string(l.first_stage_layers);
+    if (l.last_stage_layers > 0)
+        out += " last-stage-layers=" + std::to_string(l.last_stage_layers);
     out += " DP=" + std::to_string(l.dp);
     if (s.model.isMoe()) {
         out += " EP=" + std::to_string(l.ep) + " ETP=" + std::to_string(l.etp) +

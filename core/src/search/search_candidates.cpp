@@ -2,18 +2,19 @@
 //
 // The space: TP, CP and PP are divisors of the GPU count (PP up to the layer count, CP only while
 // each CP rank keeps min_tokens_per_cp_rank tokens), DP is what is left, EP divides the expert
-// count, expert-TP is 1 or TP (Megatron-Core's two documented settings), the rank orders are
+// count, expert-TP divides TP, the rank orders are
 // tp-cp-ep-dp-pp and tp-cp-dp-ep-pp (plus the scenario's own) whenever they place groups
-// differently, the schedules are 1F1B, interleaved (every virtual-stage count up to max_vpp
-// that splits the layers evenly) and DualPipe (even PP), micro-batches are powers of two up to
-// max_micro_batch, and recompute is none, selective or full. The scenario's own values and pinned
+// differently, the schedules are 1F1B, interleaved (every virtual-stage count the layers allow:
+// an even split, or else the balanced end stages of balancedEndStageLayers) and DualPipe (even
+// PP), micro-batches are every divisor of the per-replica batch (up to max_micro_batch when
+// set), and recompute is none, selective or full. The scenario's own values and pinned
 // values are always added to their dimension.
 //
 // Pruning, cheapest first, each candidate counted under the first reason that applies: pins
 // (integer compares), validateScenario (once per structure, schedule and micro-batch: order and
 // recompute do not change validity), memoryPerGpu on every stage (once per recompute: order does
 // not change memory), then two policy rules: a heavier recompute is skipped while a lighter one
-// fits (it only adds compute; test_search checks it is never faster), and TP x CP groups wider
+// fits (it only adds compute; test_search checks it is never faster), and TP groups wider
 // than a scale-up domain are searched only when nothing narrower fits (their collectives, several
 // per layer, would ride the fabric; a planner never puts TP across nodes while an in-node layout
 // fits). What is left goes through evaluate().
@@ -26,6 +27,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace moe {
 
@@ -289,18 +291,21 @@ Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cac
     }
     if (only_count) {
         run.reject(RejectReason::wide_tp, run.out.candidates, [&] {
-            return "TP=" + std::to_string(st.tp) + " x CP=" + std::to_string(st.cp) +
-                   " spans more than one " + std::to_string(in_.cluster.gpusPerScaleUpDomain()) +
-                   "-GPU scale-up domain";
+            return "TP=" + std::to_string(st.tp) + " spans more than one " +
+                   std::to_string(in_.cluster.gpusPerScaleUpDomain()) + "-GPU scale-up domain";
         });
         return std::move(run.out);
     }
 
-    for (const ScheduleChoice& sch : schedules) {
-        lay.schedule = sch.schedule;
-        lay.vpp = sch.vpp;
-        for (const int mb : mbs) {
-            run.sc.training.micro_batch = mb;
+    // Micro-batch outermost: the routing sample follows the micro-batch, not the schedule, so
+    // each is drawn once per structure (the evaluation cache keeps only the latest few).
+    for (const int mb : mbs) {
+        run.sc.training.micro_batch = mb;
+        for (const ScheduleChoice& sch : schedules) {
+            lay.schedule = sch.schedule;
+            lay.vpp = sch.vpp;
+            lay.first_stage_layers = sch.first_stage_layers;
+            lay.last_stage_layers = sch.last_stage_layers;
             if (!Pins::allows(pins_.schedule, sch.schedule) || !Pins::allows(pins_.vpp, sch.vpp) ||
                 !Pins::allows(pins_.micro_batch, mb)) {
                 run.rejectOutsidePins(run.per_mb);
@@ -414,11 +419,12 @@ void Searcher::buildStructures() {
                         if (ep <= dense_ranks)
                             eps.push_back(ep);
                 }
-                // Expert-TP 1 (experts whole, the usual choice with EP) or equal to TP
-                // (Megatron-Core's default); the scenario's own and pins besides.
+                // Expert-TP: every divisor of TP (1 keeps experts whole, TP is Megatron-Core's
+                // default, the ones between split them over part of the TP group); the
+                // scenario's own and pins besides.
                 std::vector<int> etps = {1};
                 if (moe_) {
-                    addUnique(etps, tp);
+                    etps = divisors(tp);
                     if (tp == in_.layout.tp)
                         addUnique(etps, in_.layout.etp);
                 }
@@ -432,38 +438,63 @@ void Searcher::buildStructures() {
             }
         }
     }
+    // Neighbours share routing samples (a thread keeps its recent ones): a sample reads EP and
+    // the token slots of an EP group, ep * etp * micro-batch * seq * top_k / (tp * cp), not the
+    // pipeline. So: by EP, then by etp / (tp * cp) (equal ratios give the same slots for the
+    // same micro-batch), then the degrees, pipeline depth innermost.
+    std::stable_sort(structures_.begin(), structures_.end(),
+                     [](const Structure& a, const Structure& b) {
+                         if (a.ep != b.ep)
+                             return a.ep < b.ep;
+                         const int64_t ra = int64_t{a.etp} * b.tp * b.cp;
+                         const int64_t rb = int64_t{b.etp} * a.tp * a.cp;
+                         if (ra != rb)
+                             return ra < rb;
+                         return std::tie(a.tp, a.cp, a.etp) < std::tie(b.tp, b.cp, b.etp);
+                     });
 }
 
 std::vector<ScheduleChoice> Searcher::schedulesFor(int pp) const {
     std::vector<ScheduleChoice> out;
-    const ScheduleChoice own{in_.layout.schedule, in_.layout.vpp};
+    const LayoutSpec& in = in_.layout;
+    const ScheduleChoice own{in.schedule, in.vpp, in.first_stage_layers, in.last_stage_layers};
     if (pp <= 1) {
         // Without a pipeline every schedule runs the same; keep the scenario's own name.
-        out.push_back(in_.layout.pp <= 1 && in_.layout.vpp == 1
-                          ? own
-                          : ScheduleChoice{PipelineSchedule::one_f_one_b, 1});
+        out.push_back(in.pp <= 1 && in.vpp == 1 ? own
+                                                : ScheduleChoice{PipelineSchedule::one_f_one_b});
         return out;
     }
-    out.push_back({PipelineSchedule::one_f_one_b, 1});
+    out.push_back({PipelineSchedule::one_f_one_b});
     const int layers = in_.model.layers;
     std::vector<int> vpps;
-    for (int v = 2; v <= opt_.max_vpp; ++v)
+    const int max_vpp = opt_.max_vpp > 0 ? opt_.max_vpp : layers / pp;
+    for (int v = 2; v <= max_vpp; ++v)
         vpps.push_back(v);
     for (const int v : pins_.vpp)
         if (v > 1)
             addUnique(vpps, v);
-    if (in_.layout.vpp > 1)
-        addUnique(vpps, in_.layout.vpp);
+    if (in.vpp > 1)
+        addUnique(vpps, in.vpp);
     std::sort(vpps.begin(), vpps.end());
-    for (const int v : vpps)
-        if (int64_t{pp} * v <= layers && layers % (pp * v) == 0)
+    for (const int v : vpps) {
+        if (int64_t{pp} * v > layers)
+            continue;
+        if (layers % (pp * v) == 0)
             out.push_back({PipelineSchedule::interleaved, v});
+        else if (const auto ends = balancedEndStageLayers(layers, pp, v))
+            out.push_back({PipelineSchedule::interleaved, v, ends->first, ends->second});
+    }
     if (pp % 2 == 0)
-        out.push_back({PipelineSchedule::dualpipe, 1});
+        out.push_back({PipelineSchedule::dualpipe});
     for (const PipelineSchedule s : pins_.schedule)
         if (s == PipelineSchedule::gpipe)
-            addUnique(out, ScheduleChoice{s, 1});
-    addUnique(out, own);
+            addUnique(out, ScheduleChoice{s});
+    // The scenario's own split belongs to its own pipeline depth; at other depths its
+    // interleaving is among the virtual-stage counts above.
+    if (pp == in.pp)
+        addUnique(out, own);
+    else if (in.schedule != PipelineSchedule::interleaved)
+        addUnique(out, ScheduleChoice{in.schedule, in.vpp});
     return out;
 }
 
@@ -471,9 +502,11 @@ std::vector<int> Searcher::microBatchesFor(int dp) const {
     std::vector<int> out;
     const int64_t batch = in_.training.global_batch;
     if (batch >= 1 && batch % dp == 0) {
-        for (int64_t d = 1; d <= opt_.max_micro_batch && d <= batch / dp; d *= 2)
-            if ((batch / dp) % d == 0)
-                out.push_back(static_cast<int>(d));
+        const int64_t per_replica = batch / dp;
+        const int64_t cap = opt_.max_micro_batch > 0 ? opt_.max_micro_batch : per_replica;
+        for (const int d : divisors(per_replica))
+            if (d <= cap)
+                out.push_back(d);
     }
     if (out.empty())
         out.push_back(1);
@@ -485,6 +518,27 @@ std::vector<int> Searcher::microBatchesFor(int dp) const {
 }
 
 } // namespace search_detail
+
+std::optional<std::pair<int, int>> balancedEndStageLayers(int layers, int pp, int vpp) {
+    if (pp < 2 || vpp < 1 || layers < 1 || layers % (int64_t{pp} * vpp) == 0)
+        return std::nullopt;
+    // The end stages share what the middle stages leave, the last one the lighter.
+    const auto split = [&](int64_t ends) -> std::optional<std::pair<int, int>> {
+        const int64_t last = ends / 2;
+        if (last < vpp)
+            return std::nullopt;
+        return std::pair<int, int>{static_cast<int>(ends - last), static_cast<int>(last)};
+    };
+    if (pp == 2)
+        return split(layers);
+    // The middle stages' share m: ceil(layers / pp) is the fewest that keeps each end stage at
+    // most m (their sum, layers - (pp-2)m, is then at most 2m); a smaller m only when an end
+    // stage would otherwise get fewer than vpp layers.
+    for (int m = (layers + pp - 1) / pp; m >= vpp; --m)
+        if (const auto ends = split(layers - int64_t{pp - 2} * m))
+            return ends;
+    return std::nullopt;
+}
 
 Diagnostics checkPins(const std::vector<std::string>& pins) {
     search_detail::Pins p;

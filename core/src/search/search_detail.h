@@ -42,6 +42,8 @@ struct Structure {
 struct ScheduleChoice {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     int vpp = 1;
+    int first_stage_layers = 0; ///< LayoutSpec's; 0 = the even split
+    int last_stage_layers = 0;
     bool operator==(const ScheduleChoice&) const = default;
 };
 
@@ -53,10 +55,11 @@ public:
 
     const std::vector<Structure>& structures() const { return structures_; }
 
-    /// TP x CP ranks are innermost, so they share a scale-up domain when their product divides
-    /// the domain's GPU count.
+    /// TP ranks are innermost, so they share a scale-up domain when TP divides the domain's GPU
+    /// count. CP is not held to it: its ring exchange overlaps attention and long-context runs
+    /// put it across nodes (test_search_complete has a space where CP 4 across nodes wins).
     bool insideDomain(const Structure& st) const {
-        return in_.cluster.gpusPerScaleUpDomain() % (st.tp * st.cp) == 0;
+        return in_.cluster.gpusPerScaleUpDomain() % st.tp == 0;
     }
 
     /// Prunes and evaluates every candidate of one structure; with `only_count`, counts them as

@@ -30,10 +30,11 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
     auto work = [&] {
-        // The figures need no per-link bytes; the graph and routing samples are shared by the
-        // thread's candidates.
+        // The figures need no per-link bytes, warnings or copy of the routing sample; the graph
+        // and routing samples are shared by the thread's candidates.
         EvaluationCache cache;
         cache.link_traffic = false;
+        cache.keep_load = false;
         for (size_t i = next++; i < indices.size() && !stop; i = next++) {
             outcomes[indices[i]] =
                 searcher.run(searcher.structures()[indices[i]], only_count, cache);
@@ -86,8 +87,8 @@ SearchPart searchPart(const Scenario& input, const SearchOptions& options, Searc
     const Searcher searcher(input, options, pins);
     const std::vector<Structure>& structures = searcher.structures();
     part.structures = static_cast<int64_t>(structures.size());
-    // Phase 1: TP x CP inside a scale-up domain. Phase 2, only when nothing there fits: the
-    // rest, whose TP or CP collectives (several per layer) would cross the fabric.
+    // Phase 1: TP inside a scale-up domain. Phase 2, only when nothing there fits: the rest,
+    // whose TP collectives (several per layer) would cross the fabric.
     std::vector<size_t> inside, wide;
     for (size_t i = static_cast<size_t>(shard.index); i < structures.size();
          i += static_cast<size_t>(shard.count))

@@ -12,9 +12,9 @@ namespace moe::search_detail {
 namespace {
 
 /// Total order on candidates for deterministic ties: degrees, then order, schedule,
-/// micro-batch, recompute.
-using LayoutKey =
-    std::tuple<int, int, int, int, int, int, int, std::array<int, kDimCount>, int, int, int>;
+/// micro-batch, recompute, end-stage layer counts.
+using LayoutKey = std::tuple<int, int, int, int, int, int, int, std::array<int, kDimCount>, int,
+                             int, int, int, int>;
 LayoutKey keyOf(const LayoutSpec& l, int micro_batch, Recompute rc) {
     std::array<int, kDimCount> order{};
     for (int i = 0; i < kDimCount; ++i)
@@ -29,7 +29,9 @@ LayoutKey keyOf(const LayoutSpec& l, int micro_batch, Recompute rc) {
             order,
             static_cast<int>(l.schedule),
             micro_batch,
-            static_cast<int>(rc)};
+            static_cast<int>(rc),
+            l.first_stage_layers,
+            l.last_stage_layers};
 }
 
 LayoutKey keyOf(const Evaluated& e) {
