@@ -656,7 +656,7 @@ void TestExpertLoad::stagesAndGpuMapping() {
     for (int layer = 0; layer < l.moe_layers; ++layer) {
         double sum = 0;
         for (int gpu = 0; gpu < 16; ++gpu) {
-            const RankCoords& rc = p.coords[gpu];
+            const RankCoords& rc = p.coordsOf(gpu);
             const double t = l.gpuTokens(p, gpu, layer);
             if (rc.pp != l.stage_of_layer[layer]) {
                 QCOMPARE(t, 0.0);
@@ -724,8 +724,8 @@ void TestExpertLoad::hottestGpu() {
     QCOMPARE(l.hottest_rank, 5);
     QCOMPARE(l.max_imbalance, 8.0);
     const int gpu = l.hottestGpu(p);
-    QCOMPARE(p.coords[gpu].pp, 1);
-    QCOMPARE(p.coords[gpu].ep, 5);
+    QCOMPARE(p.coordsOf(gpu).pp, 1);
+    QCOMPARE(p.coordsOf(gpu).ep, 5);
     QCOMPARE(l.gpuTokens(p, gpu, 3), l.slots_per_group);
     for (int g = 0; g < 32; ++g)
         for (int layer = 0; layer < 4; ++layer)

@@ -119,7 +119,7 @@ private slots:
             for (int k = 0; k < 128; ++k) {
                 const int gpu = view.cellGpu(k, row);
                 QVERIFY(gpu >= 0);
-                QCOMPARE(placement.coords[static_cast<size_t>(gpu)].pp,
+                QCOMPARE(placement.coordsOf(gpu).pp,
                          load.stage_of_layer[static_cast<size_t>(layer)]);
                 QVERIFY(std::isfinite(view.cellValue(k, row)));
                 QCOMPARE(view.cellValue(k, row), load.gpuTokens(placement, gpu, layer));

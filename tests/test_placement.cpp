@@ -52,6 +52,41 @@ std::string joined(const std::vector<std::string>& lines) {
     return s;
 }
 
+/// A group's span the slow way: walk its members through the hardware graph.
+GroupSpan walkedSpan(const std::vector<int>& gpus, const HardwareGraph& graph) {
+    GroupSpan s;
+    s.gpus = static_cast<int>(gpus.size());
+    std::vector<int> domains, nodes, racks;
+    for (int gpu : gpus) {
+        domains.push_back(graph.domainOf(gpu));
+        nodes.push_back(graph.nodeOf(gpu));
+        racks.push_back(graph.rackOf(gpu));
+    }
+    auto distinct = [](std::vector<int> v) {
+        std::sort(v.begin(), v.end());
+        return static_cast<int>(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    s.domains = distinct(domains);
+    s.nodes = distinct(nodes);
+    s.racks = distinct(racks);
+    for (int d : domains)
+        s.max_gpus_per_domain = std::max(
+            s.max_gpus_per_domain, static_cast<int>(std::count(domains.begin(), domains.end(), d)));
+    s.link_class = s.domains <= 1 ? LinkClass::scale_up : LinkClass::scale_out;
+    return s;
+}
+
+bool sameSpan(const GroupSpan& a, const GroupSpan& b) {
+    return a.gpus == b.gpus && a.domains == b.domains && a.nodes == b.nodes && a.racks == b.racks &&
+           a.max_gpus_per_domain == b.max_gpus_per_domain && a.link_class == b.link_class;
+}
+
+std::string spanText(const GroupSpan& s) {
+    return std::to_string(s.gpus) + " gpus, " + std::to_string(s.domains) + " domains (" +
+           std::to_string(s.max_gpus_per_domain) + " max), " + std::to_string(s.nodes) +
+           " nodes, " + std::to_string(s.racks) + " racks";
+}
+
 } // namespace
 
 class TestPlacement : public QObject {
@@ -101,11 +136,11 @@ private slots:
         QCOMPARE(p.spanOf(GroupKind::tp).link_class, LinkClass::scale_up);
 
         // GPU 13 = node 1, local 5: DP rank 13, EP rank 5, expert-DP rank 1.
-        QCOMPARE(p.coords[13].dp, 13);
-        QCOMPARE(p.coords[13].ep, 5);
-        QCOMPARE(p.coords[13].edp, 1);
-        QCOMPARE(p.coords[13].tp, 0);
-        QCOMPARE(p.coords[13].pp, 0);
+        QCOMPARE(p.coordsOf(13).dp, 13);
+        QCOMPARE(p.coordsOf(13).ep, 5);
+        QCOMPARE(p.coordsOf(13).edp, 1);
+        QCOMPARE(p.coordsOf(13).tp, 0);
+        QCOMPARE(p.coordsOf(13).pp, 0);
         QCOMPARE(p.groupOf(GroupKind::ep, 13).index, 1);
         QCOMPARE(p.groupOf(GroupKind::edp, 13).index, 5);
 
@@ -162,8 +197,8 @@ private slots:
         QCOMPARE(p.spanOf(GroupKind::edp).link_class, LinkClass::scale_up);
         // The dense grid ignores ep: DP is still every GPU.
         QCOMPARE(p.groupsOf(GroupKind::dp)[0].gpus, range(0, 64));
-        QCOMPARE(p.coords[13].ep, 1);
-        QCOMPARE(p.coords[13].edp, 5);
+        QCOMPARE(p.coordsOf(13).ep, 1);
+        QCOMPARE(p.coordsOf(13).edp, 5);
     }
 
     void tpInsideNodes() {
@@ -201,9 +236,9 @@ private slots:
         QCOMPARE(pp.max_gpus_per_domain, 1);
         QCOMPARE(pp.link_class, LinkClass::scale_out);
         // GPU 50 = 48 + 2: pipeline stage 3, TP rank 2, DP rank 0.
-        QCOMPARE(p.coords[50].pp, 3);
-        QCOMPARE(p.coords[50].tp, 2);
-        QCOMPARE(p.coords[50].dp, 0);
+        QCOMPARE(p.coordsOf(50).pp, 3);
+        QCOMPARE(p.coordsOf(50).tp, 2);
+        QCOMPARE(p.coordsOf(50).dp, 0);
         // Expert grid etp 1, ep 8, edp 2, pp 4 (strides 1, 1, 8, 16): same pipeline stages.
         QCOMPARE(p.groupsOf(GroupKind::edp)[0].gpus, (std::vector<int>{0, 8}));
         QCOMPARE(p.groupsOf(GroupKind::ep)[5].gpus, range(40, 8));
@@ -356,6 +391,87 @@ private slots:
                                 "2 racks so the gradient all-reduce uses NVLink inside a rack "
                                 "and InfiniBand across"),
                  joined(lines).c_str());
+    }
+
+    void spansByClassMatchEveryGroupWalked() {
+        // The placement prices one group per offset within the hardware's period; every
+        // group walked member by member must agree, and the widest span must be the first
+        // widest group's. Clusters: nodes of 8 and of 4 GPUs, rack domains, racks of different
+        // sizes and a partial last rack; every order and many degrees.
+        struct Hardware {
+            int nodes, gpus_per_node, nodes_per_rack;
+            ScaleUpDomain domain;
+            std::vector<int> rack_nodes;
+        };
+        const std::vector<Hardware> hardware = {
+            {12, 8, 4, ScaleUpDomain::node, {}}, {18, 4, 9, ScaleUpDomain::rack, {}},
+            {16, 4, 6, ScaleUpDomain::rack, {}}, {10, 6, 3, ScaleUpDomain::node, {2, 5}},
+            {24, 2, 4, ScaleUpDomain::node, {}}, {8, 8, 8, ScaleUpDomain::rack, {}},
+        };
+        const std::vector<RankOrder> orders = {
+            {Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp},
+            {Dim::tp, Dim::cp, Dim::ep, Dim::pp, Dim::dp},
+            {Dim::tp, Dim::pp, Dim::cp, Dim::ep, Dim::dp},
+            {Dim::pp, Dim::dp, Dim::ep, Dim::cp, Dim::tp},
+        };
+        int layouts = 0;
+        for (const Hardware& h : hardware) {
+            Scenario s = textbook();
+            s.cluster.nodes = h.nodes;
+            s.cluster.gpus_per_node = h.gpus_per_node;
+            s.cluster.nics_per_node = h.gpus_per_node;
+            s.cluster.nodes_per_rack = h.nodes_per_rack;
+            s.cluster.scale_up_domain = h.domain;
+            s.cluster.rack_nodes = h.rack_nodes;
+            const HardwareGraph graph = buildHardwareGraph(s.cluster);
+            const int gpus = s.cluster.gpuCount();
+            for (int tp : test::divisorsOf(gpus))
+                for (int pp : test::divisorsOf(gpus / tp))
+                    for (int cp : {1, 2}) {
+                        if ((gpus / tp / pp) % cp != 0)
+                            continue;
+                        const int dp = gpus / tp / pp / cp;
+                        for (int ep : test::divisorsOf(dp * cp)) {
+                            if (ep % 2 == 1 && ep > 3)
+                                continue; // fewer cases: the even EPs and 1, 3
+                            for (const RankOrder& order : orders) {
+                                s.layout.tp = tp;
+                                s.layout.pp = pp;
+                                s.layout.cp = cp;
+                                s.layout.dp = dp;
+                                s.layout.ep = ep;
+                                s.layout.etp = tp;
+                                s.layout.order = order;
+                                const Placement p = placeLayout(s, graph);
+                                ++layouts;
+                                for (int k = 0; k < kGroupKindCount; ++k) {
+                                    const auto kind = static_cast<GroupKind>(k);
+                                    GroupSpan worst;
+                                    for (const ParallelGroup& g : p.groupsOf(kind)) {
+                                        const GroupSpan walked = walkedSpan(g.gpus, graph);
+                                        if (!sameSpan(g.span, walked))
+                                            QFAIL(("group " + std::to_string(g.index) + " of " +
+                                                   toString(kind) + ": " + spanText(g.span) +
+                                                   ", walked " + spanText(walked))
+                                                      .c_str());
+                                        if (std::tie(walked.domains, walked.nodes, walked.racks) >
+                                            std::tie(worst.domains, worst.nodes, worst.racks))
+                                            worst = walked;
+                                    }
+                                    if (!sameSpan(p.spanOf(kind), worst))
+                                        QFAIL((std::string("widest ") + toString(kind) + " on " +
+                                               std::to_string(gpus) + " GPUs, TP" +
+                                               std::to_string(tp) + " PP" + std::to_string(pp) +
+                                               " EP" + std::to_string(ep) + ": " +
+                                               spanText(p.spanOf(kind)) + ", walked " +
+                                               spanText(worst))
+                                                  .c_str());
+                                }
+                            }
+                        }
+                    }
+        }
+        QVERIFY(layouts > 500);
     }
 
     void layoutThatDoesNotFit() {

@@ -25,14 +25,6 @@ using namespace moe;
 
 namespace {
 
-std::vector<int> divisorsOf(int n) {
-    std::vector<int> out;
-    for (int d = 1; d <= n; ++d)
-        if (n % d == 0)
-            out.push_back(d);
-    return out;
-}
-
 struct BruteForce {
     double best_step_s = std::numeric_limits<double>::infinity();
     std::string best;
@@ -70,23 +62,23 @@ BruteForce bruteForce(const Scenario& base) {
     const int gpus = base.cluster.gpuCount();
     const int64_t batch = base.training.global_batch;
     const std::vector<int> eps =
-        base.model.isMoe() ? divisorsOf(base.model.experts) : std::vector<int>{1};
+        base.model.isMoe() ? test::divisorsOf(base.model.experts) : std::vector<int>{1};
     const RankOrder orders[] = {*parseRankOrder("tp-cp-ep-dp-pp"),
                                 *parseRankOrder("tp-cp-dp-ep-pp")};
-    for (const int tp : divisorsOf(gpus))
-        for (const int cp : divisorsOf(gpus / tp))
-            for (const int pp : divisorsOf(gpus / (tp * cp))) {
+    for (const int tp : test::divisorsOf(gpus))
+        for (const int cp : test::divisorsOf(gpus / tp))
+            for (const int pp : test::divisorsOf(gpus / (tp * cp))) {
                 const int dp = gpus / (tp * cp * pp);
                 if (batch % dp != 0)
                     continue;
                 for (const int ep : eps)
-                    for (const int etp : divisorsOf(tp))
+                    for (const int etp : test::divisorsOf(tp))
                         for (const RankOrder& order : orders) {
                             LayoutSpec l;
                             l.tp = tp, l.cp = cp, l.pp = pp, l.dp = dp, l.ep = ep, l.etp = etp;
                             l.order = order;
                             for (const LayoutSpec& sched : schedulesAt(l, base.model.layers))
-                                for (const int mb : divisorsOf(static_cast<int>(batch / dp)))
+                                for (const int mb : test::divisorsOf(static_cast<int>(batch / dp)))
                                     for (const Recompute rc :
                                          {Recompute::none, Recompute::selective, Recompute::full}) {
                                         Scenario s = base;

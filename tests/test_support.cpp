@@ -29,6 +29,14 @@ std::string samplePath(const std::string& name) {
     return std::string(MOE_SAMPLES_DIR) + "/" + name;
 }
 
+std::vector<int> divisorsOf(int n) {
+    std::vector<int> out;
+    for (int d = 1; d <= n; ++d)
+        if (n % d == 0)
+            out.push_back(d);
+    return out;
+}
+
 ClusterSpec h100Nodes(int nodes) {
     ClusterSpec c;
     c.gpu.name = "H100 SXM";

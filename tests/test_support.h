@@ -14,6 +14,8 @@ std::string samplePath(const std::string& name);
 /// `nodes` x 8 H100 SXM on NVLink (450 GB/s, 3 us), 8 NICs of 48 GB/s (4 us) per node on
 /// InfiniBand. Built by hand so tests do not depend on the catalog.
 ClusterSpec h100Nodes(int nodes);
+/// The divisors of n, ascending.
+std::vector<int> divisorsOf(int n);
 
 /// 8 nodes x 8 H100s (preset name and 80 GB HBM only) training a 24-layer, 16-expert top-2 MoE
 /// with TP1 PP1 DP64 EP8, 512 sequences a step in micro-batches of 1: the model, batch and layout

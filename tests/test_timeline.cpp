@@ -842,7 +842,7 @@ private slots:
                 row_busy += x.duration_s();
             QVERIFY(near(own_busy + wait, row_busy, 1e-9)); // same span, split
             for (int lm = 0; lm < load.moe_layers; ++lm) {
-                const int group = pl.coords[static_cast<size_t>(g)].edp % load.sampled_groups;
+                const int group = pl.coordsOf(g).edp % load.sampled_groups;
                 double most = 0;
                 for (int rank = 0; rank < load.ep; ++rank)
                     most = std::max(

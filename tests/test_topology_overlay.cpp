@@ -26,20 +26,19 @@ namespace {
 /// The placement's group of `gpu` for an overlay, read from the core's Placement directly
 /// (pp: the stage, the GPU's pp coordinate).
 int coreGroup(const Placement& p, GroupOverlay overlay, int gpu) {
-    const auto g = static_cast<size_t>(gpu);
     switch (overlay) {
     case GroupOverlay::tp:
-        return p.group_of_gpu[static_cast<size_t>(GroupKind::tp)][g];
+        return p.groupIndexOf(GroupKind::tp, gpu);
     case GroupOverlay::ep:
-        return p.group_of_gpu[static_cast<size_t>(GroupKind::ep)][g];
+        return p.groupIndexOf(GroupKind::ep, gpu);
     case GroupOverlay::edp:
-        return p.group_of_gpu[static_cast<size_t>(GroupKind::edp)][g];
+        return p.groupIndexOf(GroupKind::edp, gpu);
     case GroupOverlay::dp:
-        return p.group_of_gpu[static_cast<size_t>(GroupKind::dp)][g];
+        return p.groupIndexOf(GroupKind::dp, gpu);
     case GroupOverlay::pp:
-        return p.coords[g].pp;
+        return p.coordsOf(gpu).pp;
     case GroupOverlay::cp:
-        return p.group_of_gpu[static_cast<size_t>(GroupKind::cp)][g];
+        return p.groupIndexOf(GroupKind::cp, gpu);
     }
     return -2;
 }

@@ -401,9 +401,8 @@ void LiveApp::uiMap(int fb_w, int fb_h) {
         const float wy = camera_.origin_y + (mouse.y - map_y_) / camera_.scale;
         const int gpu = layout_.gpuAt(wx, wy);
         const Placement& p = current_.model->placement();
-        if (gpu >= 0 && gpu < static_cast<int>(p.coords.size()) &&
-            gpu < static_cast<int>(gpu_metrics_.tokens.size())) {
-            const RankCoords& rc = p.coords[static_cast<size_t>(gpu)];
+        if (gpu >= 0 && gpu < p.gpuCount() && gpu < static_cast<int>(gpu_metrics_.tokens.size())) {
+            const RankCoords& rc = p.coordsOf(gpu);
             const int node = gpu / layout_.gpus_per_node;
             const int rack = layout_.node_rack[static_cast<size_t>(node)];
             ImGui::BeginTooltip();

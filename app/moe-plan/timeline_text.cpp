@@ -221,7 +221,7 @@ std::string timelineText(const Scenario& s, const Report& report, const Timeline
                 waiter = g;
             }
         }
-        o << "\n  Hottest GPU " << hot << " (stage " << report.placement->coords[hot].pp
+        o << "\n  Hottest GPU " << hot << " (stage " << report.placement->coordsOf(hot).pp
           << "): waits " << formatSeconds(hot_wait, UnitStyle::ascii)
           << " per step for its EP group; GPU " << waiter << " of the same group idles "
           << formatSeconds(most_wait, UnitStyle::ascii)

@@ -67,6 +67,10 @@ double sendRecvTime_s(double bytes, const LinkParams& link);
 /// Adds a collective's bytes to every link it loads. `scale_up_bytes_per_gpu` lands on each
 /// member's NVSwitch link; `scale_out_bytes_per_gpu` on each member's GPU-NIC and NIC-leaf link,
 /// and on leaf-spine uplinks for the share whose peers sit under another leaf.
+/// `group_gpus` are the members (GPUs outside the graph are skipped).
+void addLinkBytes(const HardwareGraph& graph, const std::vector<int>& group_gpus,
+                  double scale_up_bytes_per_gpu, double scale_out_bytes_per_gpu,
+                  std::vector<double>& link_bytes);
 void addLinkBytes(const HardwareGraph& graph, const ParallelGroup& group,
                   double scale_up_bytes_per_gpu, double scale_out_bytes_per_gpu,
                   std::vector<double>& link_bytes);

@@ -71,7 +71,7 @@ public:
 
     const Scenario& scenario() const { return scenario_; }
     const Placement& placement() const { return *placement_; }
-    int gpus() const { return static_cast<int>(placement_->coords.size()); }
+    int gpus() const { return placement_->gpuCount(); }
 
 private:
     void gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMetrics& gpus) const;

@@ -213,8 +213,7 @@ OverlayGroups overlayGroups(GroupOverlay overlay, const Scenario& scenario,
     out.overlay = overlay;
     const int gpus = graph.gpuCount();
     const GroupKind kind = kindOf(overlay);
-    if (placement.groups.size() != kGroupKindCount || placement.groupsOf(kind).empty() ||
-        static_cast<int>(placement.coords.size()) != gpus)
+    if (placement.groupCount(kind) == 0 || placement.gpuCount() != gpus)
         return out;
     std::vector<std::vector<int>> members;
     if (overlay == GroupOverlay::pp) {
@@ -222,16 +221,19 @@ OverlayGroups overlayGroups(GroupOverlay overlay, const Scenario& scenario,
         members.assign(static_cast<size_t>(std::max(1, scenario.layout.pp)), {});
         out.group_of_gpu.assign(static_cast<size_t>(gpus), -1);
         for (int gpu = 0; gpu < gpus; ++gpu) {
-            const int stage = placement.coords[static_cast<size_t>(gpu)].pp;
+            const int stage = placement.coordsOf(gpu).pp;
             if (stage < 0 || stage >= static_cast<int>(members.size()))
                 continue;
             members[static_cast<size_t>(stage)].push_back(gpu);
             out.group_of_gpu[static_cast<size_t>(gpu)] = stage;
         }
     } else {
-        for (const ParallelGroup& group : placement.groupsOf(kind))
+        out.group_of_gpu.assign(static_cast<size_t>(gpus), -1);
+        for (const ParallelGroup& group : placement.groupsOf(kind)) {
             members.push_back(group.gpus); // rank order within a group is ascending GPU order
-        out.group_of_gpu = placement.group_of_gpu[static_cast<size_t>(kind)];
+            for (int gpu : group.gpus)
+                out.group_of_gpu[static_cast<size_t>(gpu)] = group.index;
+        }
     }
     out.spans.resize(members.size());
     out.single_gpu_groups = true;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <numeric>
 #include <string>
 #include <tuple>
 
@@ -39,16 +41,167 @@ const ExpertMap& Placement::expertsForLayer(int moe_layer) const {
     return default_experts;
 }
 
+int SpanGeometry::rackOf(int gpu) const {
+    if (gpus_per_rack > 0)
+        return gpu / gpus_per_rack;
+    const int node = gpu / std::max(1, gpus_per_node);
+    return node >= 0 && node < static_cast<int>(node_rack.size()) ? node_rack[node] : 0;
+}
+
+namespace {
+
+/// How many windows of `width` consecutive GPUs the members first, first + stride, ... (count
+/// of them) touch, and the most members in one window.
+struct WindowCount {
+    int windows = 0;
+    int most = 0;
+};
+
+int64_t floorDiv(int64_t a, int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+WindowCount countWindows(int64_t first, int64_t stride, int64_t count, int64_t width) {
+    if (count <= 1 || width <= 1)
+        return {static_cast<int>(count), count > 0 ? 1 : 0};
+    // Members at least a window apart never share one; closer members leave no window between
+    // the first and the last untouched.
+    if (stride >= width)
+        return {static_cast<int>(count), 1};
+    const int64_t first_window = first / width;
+    const int64_t last_window = (first + (count - 1) * stride) / width;
+    auto membersIn = [&](int64_t w) { // positions c with w * width <= first + c * stride < ...
+        const int64_t lo = std::max<int64_t>(0, -floorDiv(first - w * width, stride));
+        const int64_t hi = std::min(count - 1, floorDiv((w + 1) * width - 1 - first, stride));
+        return std::max<int64_t>(0, hi - lo + 1);
+    };
+    // A window's first member sits at an offset that repeats every stride / gcd(stride, width)
+    // windows, so that many windows after the first (which may start mid-group) hold every
+    // count an inner window can; the last may end mid-group.
+    const int64_t repeat = stride / std::gcd(stride, width);
+    int64_t most = membersIn(last_window);
+    for (int64_t w = first_window; w <= std::min(last_window, first_window + repeat); ++w)
+        most = std::max(most, membersIn(w));
+    return {static_cast<int>(last_window - first_window + 1), static_cast<int>(most)};
+}
+
+} // namespace
+
+GroupSpan strideSpan(int64_t first, int64_t stride, int members, const SpanGeometry& g) {
+    GroupSpan s;
+    s.gpus = members;
+    if (members <= 1) { // a dimension of degree 1: one GPU spans one of everything
+        s.domains = s.nodes = s.racks = s.max_gpus_per_domain = 1;
+        return s;
+    }
+    const WindowCount domains = countWindows(first, stride, members, g.gpus_per_domain);
+    s.domains = domains.windows;
+    s.max_gpus_per_domain = domains.most;
+    s.nodes = countWindows(first, stride, members, g.gpus_per_node).windows;
+    if (g.gpus_per_rack > 0) {
+        s.racks = countWindows(first, stride, members, g.gpus_per_rack).windows;
+    } else { // racks of different sizes: racks hold consecutive nodes, so count the changes
+        int prev = -1;
+        for (int c = 0; c < members; ++c) {
+            const int rack = g.rackOf(static_cast<int>(first + c * stride));
+            s.racks += rack != prev;
+            prev = rack;
+        }
+    }
+    s.link_class = s.domains <= 1 ? LinkClass::scale_up : LinkClass::scale_out;
+    return s;
+}
+
+RankCoords Placement::coordsOf(int gpu) const {
+    RankCoords rc;
+    if (gpu < 0 || gpu >= gpu_count)
+        return rc;
+    auto coord = [&](GroupKind k) {
+        const GroupAxis& a = axis(k);
+        return a.placed ? static_cast<int>(gpu / a.stride % a.size) : 0;
+    };
+    rc.tp = coord(GroupKind::tp);
+    rc.cp = coord(GroupKind::cp);
+    rc.dp = coord(GroupKind::dp);
+    rc.pp = coord(GroupKind::pp);
+    rc.etp = coord(GroupKind::etp);
+    rc.ep = coord(GroupKind::ep);
+    rc.edp = coord(GroupKind::edp);
+    return rc;
+}
+
+int Placement::groupCount(GroupKind k) const {
+    const GroupAxis& a = axis(k);
+    return a.placed ? gpu_count / a.size : 0;
+}
+
+// Group index: the rank's coordinates with dimension k left out, mixed radix, leftmost fastest
+// (Megatron's generate_masked_orthogonal_rank_groups enumerates the same way): the ranks below
+// the axis' stride, then the blocks of stride x size ranks above it.
+int Placement::groupIndexOf(GroupKind k, int gpu) const {
+    const GroupAxis& a = axis(k);
+    if (!a.placed || gpu < 0 || gpu >= gpu_count)
+        return -1;
+    return static_cast<int>(gpu % a.stride + gpu / (a.stride * a.size) * a.stride);
+}
+
+int Placement::memberGpu(GroupKind k, int group, int position) const {
+    const GroupAxis& a = axis(k);
+    return static_cast<int>(group % a.stride + group / a.stride * a.stride * a.size +
+                            position * a.stride);
+}
+
+void Placement::membersOf(GroupKind k, int group, std::vector<int>& out) const {
+    out.clear();
+    if (group < 0 || group >= groupCount(k))
+        return;
+    const int size = axis(k).size;
+    for (int c = 0; c < size; ++c)
+        out.push_back(memberGpu(k, group, c));
+}
+
+std::vector<int> Placement::membersOf(GroupKind k, int group) const {
+    std::vector<int> out;
+    membersOf(k, group, out);
+    return out;
+}
+
+GroupSpan Placement::groupSpan(GroupKind k, int group) const {
+    if (group < 0 || group >= groupCount(k))
+        return {};
+    const GroupAxis& a = axis(k);
+    return strideSpan(memberGpu(k, group, 0), a.stride, a.size, geometry);
+}
+
+struct Placement::GroupLists {
+    std::array<std::once_flag, kGroupKindCount> once;
+    std::array<std::vector<ParallelGroup>, kGroupKindCount> lists;
+};
+
+const std::vector<ParallelGroup>& Placement::groupsOf(GroupKind k) const {
+    static const std::vector<ParallelGroup> none;
+    if (!group_lists)
+        return none;
+    const size_t ki = static_cast<size_t>(k);
+    std::call_once(group_lists->once[ki], [&] {
+        std::vector<ParallelGroup>& list = group_lists->lists[ki];
+        list.resize(static_cast<size_t>(groupCount(k)));
+        for (int gi = 0; gi < static_cast<int>(list.size()); ++gi) {
+            list[gi].kind = k;
+            list[gi].index = gi;
+            membersOf(k, gi, list[gi].gpus);
+            list[gi].span = groupSpan(k, gi);
+        }
+    });
+    return group_lists->lists[ki];
+}
+
 const ParallelGroup& Placement::groupOf(GroupKind k, int gpu) const {
     static const ParallelGroup empty;
-    const int ki = static_cast<int>(k);
-    if (ki < 0 || ki >= static_cast<int>(group_of_gpu.size()) || gpu < 0 ||
-        gpu >= static_cast<int>(group_of_gpu[ki].size()))
+    const int gi = groupIndexOf(k, gpu);
+    if (gi < 0)
         return empty;
-    const int gi = group_of_gpu[ki][gpu];
-    if (gi < 0 || gi >= static_cast<int>(groups[ki].size()))
-        return empty;
-    return groups[ki][gi];
+    return groupsOf(k)[static_cast<size_t>(gi)];
 }
 
 namespace {
@@ -132,109 +285,65 @@ Grid expertGrid(const LayoutSpec& l) {
     return g;
 }
 
-GroupSpan spanOf(const std::vector<int>& gpus, const HardwareGraph& graph) {
-    GroupSpan s;
-    s.gpus = static_cast<int>(gpus.size());
-    if (s.gpus == 1) { // a dimension of degree 1: one GPU spans one of everything
-        s.domains = s.nodes = s.racks = s.max_gpus_per_domain = 1;
-        s.link_class = LinkClass::scale_up;
-        return s;
+/// The axes of every dimension of `grid` that owns groups: a dimension's stride is the product
+/// of the sizes to its left (leftmost fastest).
+void placeAxes(const Grid& grid, Placement& p) {
+    int64_t stride = 1;
+    for (int i = 0; i < grid.dims; ++i) {
+        if (grid.owns_groups[i])
+            p.axes[static_cast<size_t>(idx(grid.kind[i]))] = {true, grid.size[i], stride};
+        stride *= grid.size[i];
     }
-    // Members come in increasing GPU order (base + c * stride), and domain, node and rack ids
-    // never decrease with the GPU index, so counting changes between neighbours counts distinct
-    // ids and runs of equal domains are the members sharing a domain.
-    int prev_domain = -1, prev_node = -1, prev_rack = -1, run = 0;
-    for (int gpu : gpus) {
-        const int d = graph.domainOf(gpu), n = graph.nodeOf(gpu), r = graph.rackOf(gpu);
-        if (d != prev_domain) {
-            ++s.domains;
-            run = 0;
-        }
-        s.nodes += n != prev_node;
-        s.racks += r != prev_rack;
-        s.max_gpus_per_domain = std::max(s.max_gpus_per_domain, ++run);
-        prev_domain = d;
-        prev_node = n;
-        prev_rack = r;
-    }
-    s.link_class = s.domains <= 1 ? LinkClass::scale_up : LinkClass::scale_out;
-    return s;
 }
 
-/// Fills groups, group_of_gpu and coordinates for every dimension of `grid` that owns groups.
-void buildGroups(const Grid& grid, bool dense, const HardwareGraph& graph, Placement& p) {
-    const int world = static_cast<int>(grid.total);
-    for (int i = 0; i < grid.dims; ++i) {
-        if (!grid.owns_groups[i])
-            continue;
-        const int k = idx(grid.kind[i]);
-        const int size = grid.size[i];
-        // Group index: the rank's coordinates with dimension i removed, mixed radix, leftmost
-        // fastest (Megatron's generate_masked_orthogonal_rank_groups enumerates the same way).
-        std::array<int, kDimCount> other_stride{};
-        int64_t o = 1;
-        for (int j = 0; j < grid.dims; ++j) {
-            if (j == i)
+/// The widest span of the groups of kind `k`. A group's span depends only on where its first
+/// member sits within the hardware's period (GPUs per rack when racks are alike; the whole
+/// cluster otherwise), so the groups are visited in order and only a first member at an offset
+/// not seen before is priced: at most a rack's worth of groups, however large the cluster. The
+/// first of equally wide groups wins, as a pass over every group would pick it.
+GroupSpan worstSpan(const Placement& p, GroupKind k) {
+    const GroupAxis& a = p.axis(k);
+    const SpanGeometry& g = p.geometry;
+    const int64_t gpus = p.gpuCount();
+    int64_t period = gpus;
+    if (g.gpus_per_rack > 0)
+        period = std::min(gpus, std::lcm(std::lcm<int64_t>(g.gpus_per_node, g.gpus_per_domain),
+                                         static_cast<int64_t>(g.gpus_per_rack)));
+    const int64_t block = a.stride * a.size; // first members: low + block * high, low < stride
+    const int64_t highs = std::min(gpus / block, period / std::gcd(block, period));
+    const int64_t lows = std::min(a.stride, period);
+    std::vector<char> seen(static_cast<size_t>(period), 0);
+    int64_t unseen = period;
+    GroupSpan worst;
+    for (int64_t high = 0; high < highs && unseen > 0; ++high) {
+        for (int64_t low = 0; low < lows && unseen > 0; ++low) {
+            const int64_t first = low + block * high;
+            char& offset_seen = seen[static_cast<size_t>(first % period)];
+            if (offset_seen)
                 continue;
-            other_stride[j] = static_cast<int>(o);
-            o *= grid.size[j];
-        }
-        auto& groups = p.groups[k];
-        groups.resize(static_cast<size_t>(world / size));
-        for (int gi = 0; gi < static_cast<int>(groups.size()); ++gi) {
-            groups[gi].kind = grid.kind[i];
-            groups[gi].index = gi;
-            groups[gi].gpus.resize(size);
-        }
-        auto& of = p.group_of_gpu[k];
-        // The rank's coordinates as mixed-radix digits, advanced by one per rank: no division
-        // in a loop that runs once per GPU and dimension.
-        std::array<int, kDimCount> digit{};
-        for (int r = 0; r < world; ++r) {
-            int gi = 0;
-            for (int j = 0; j < grid.dims; ++j) // other_stride[i] is 0: i is left out
-                gi += digit[j] * other_stride[j];
-            const int c = digit[i];
-            for (int j = 0; j < grid.dims && ++digit[j] == grid.size[j]; ++j)
-                digit[j] = 0;
-            groups[gi].gpus[c] = r;
-            of[r] = gi;
-            RankCoords& rc = p.coords[r];
-            switch (grid.kind[i]) {
-            case GroupKind::tp:
-                rc.tp = c;
-                break;
-            case GroupKind::cp:
-                rc.cp = c;
-                break;
-            case GroupKind::dp:
-                rc.dp = c;
-                break;
-            case GroupKind::pp:
-                if (dense)
-                    rc.pp = c;
-                break;
-            case GroupKind::ep:
-                rc.ep = c;
-                break;
-            case GroupKind::etp:
-                rc.etp = c;
-                break;
-            case GroupKind::edp:
-                rc.edp = c;
-                break;
-            }
-        }
-        GroupSpan worst;
-        for (auto& group : groups) {
-            group.span = spanOf(group.gpus, graph);
-            const GroupSpan& s = group.span;
+            offset_seen = 1;
+            --unseen;
+            const GroupSpan s = strideSpan(first, a.stride, a.size, g);
             if (std::tie(s.domains, s.nodes, s.racks) >
                 std::tie(worst.domains, worst.nodes, worst.racks))
                 worst = s;
         }
-        p.worst_span[k] = worst;
     }
+    return worst;
+}
+
+SpanGeometry spanGeometry(const HardwareGraph& graph) {
+    SpanGeometry g;
+    g.gpus_per_node = std::max(1, graph.gpus_per_node);
+    g.gpus_per_domain = std::max(1, graph.gpus_per_domain);
+    bool alike = graph.rackCount() > 0;
+    for (int r = 0; r < graph.rackCount() && alike; ++r)
+        alike = graph.nodesInRack(r) == graph.nodes_per_rack;
+    if (alike)
+        g.gpus_per_rack = g.gpus_per_node * std::max(1, graph.nodes_per_rack);
+    else
+        g.node_rack = graph.node_rack;
+    return g;
 }
 
 /// Recomputes experts_on_rank from ranks_of_expert.
@@ -307,20 +416,22 @@ void placeExperts(const Scenario& sc, Placement& p) {
 
 Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph) {
     Placement p;
-    const int gpus = graph.gpuCount();
-    p.coords.assign(static_cast<size_t>(gpus), RankCoords{});
-    p.groups.assign(kGroupKindCount, {});
+    p.gpu_count = graph.gpuCount();
+    p.geometry = spanGeometry(graph);
     p.worst_span.assign(kGroupKindCount, GroupSpan{});
-    p.group_of_gpu.assign(kGroupKindCount, std::vector<int>(static_cast<size_t>(gpus), -1));
+    p.group_lists = std::make_shared<Placement::GroupLists>();
 
     // A grid that does not cover the GPUs exactly (a validation error) gets no groups rather
     // than groups that point at GPUs that do not exist.
     const Grid dense = denseGrid(scenario.layout);
-    if (dense.valid() && dense.total == gpus)
-        buildGroups(dense, true, graph, p);
+    if (dense.valid() && dense.total == p.gpu_count)
+        placeAxes(dense, p);
     const Grid expert = expertGrid(scenario.layout);
-    if (expert.valid() && expert.total == gpus)
-        buildGroups(expert, false, graph, p);
+    if (expert.valid() && expert.total == p.gpu_count)
+        placeAxes(expert, p);
+    for (int k = 0; k < kGroupKindCount; ++k)
+        if (p.axes[static_cast<size_t>(k)].placed)
+            p.worst_span[static_cast<size_t>(k)] = worstSpan(p, static_cast<GroupKind>(k));
     placeExperts(scenario, p);
     return p;
 }
@@ -399,22 +510,16 @@ void describeDataParallel(const LayoutSpec& l, bool moe, const Placement& placem
 }
 
 /// Pipeline: count the stage-to-stage sends of the widest group that leave a domain.
-void describePipeline(const LayoutSpec& l, const ClusterSpec& c, const Placement& placement,
-                      const FabricWords& w, std::vector<std::string>& lines) {
+void describePipeline(const LayoutSpec& l, const Placement& placement, const FabricWords& w,
+                      std::vector<std::string>& lines) {
     if (l.pp <= 1) {
         lines.push_back("PP=1: no pipeline parallelism");
         return;
     }
+    // Members climb in GPU order, so the sends that leave a domain are the widest group's
+    // domains less one.
     const GroupSpan& s = placement.spanOf(GroupKind::pp);
-    const int gpd = std::max(1, c.gpusPerScaleUpDomain());
-    int crossing = 0;
-    for (const auto& g : placement.groupsOf(GroupKind::pp)) {
-        if (g.span.domains != s.domains || g.span.nodes != s.nodes)
-            continue;
-        for (size_t i = 0; i + 1 < g.gpus.size(); ++i)
-            crossing += g.gpus[i] / gpd != g.gpus[i + 1] / gpd;
-        break;
-    }
+    const int crossing = std::max(0, s.domains - 1);
     const int sends = l.pp - 1;
     std::string line = deg("PP", l.pp) + " " + where(s, w);
     if (crossing == 0)
@@ -431,7 +536,7 @@ void describePipeline(const LayoutSpec& l, const ClusterSpec& c, const Placement
 /// TP. False when the expert grid cannot be placed.
 bool describeExpertGroups(const LayoutSpec& l, const Placement& placement, const FabricWords& w,
                           std::vector<std::string>& lines) {
-    if (placement.groupsOf(GroupKind::ep).empty()) {
+    if (!placement.expertsPlaced()) {
         lines.push_back(deg("EP", l.ep) + " x " + deg("ETP", l.etp) +
                         " does not divide TP x CP x DP = " +
                         std::to_string(static_cast<int64_t>(l.tp) * l.cp * l.dp) +
@@ -495,14 +600,14 @@ std::vector<std::string> describeLayout(const Scenario& scenario, const Placemen
     const FabricWords w = fabricWords(c);
 
     std::vector<std::string> lines;
-    if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty()) {
+    if (!placement.placed()) {
         lines.push_back("The layout does not cover the cluster's GPUs, so it cannot be placed");
         return lines;
     }
     const bool moe = scenario.model.isMoe();
     describeTensorParallel(l, placement, w, lines);
     describeDataParallel(l, moe, placement, w, lines);
-    describePipeline(l, c, placement, w, lines);
+    describePipeline(l, placement, w, lines);
     if (moe && describeExpertGroups(l, placement, w, lines))
         describeExpertPlacement(l, scenario.model.experts, placement, lines);
     return lines;

@@ -224,8 +224,10 @@ std::optional<Layout> layoutOf(const Scenario& s, Diagnostics& diagnostics) {
     out.dense_layers = s.model.dense_layers;
     out.moe_layers = s.model.moeLayers();
     out.stages = splitLayers(s.model, l);
-    Placement placement = placeLayout(s, buildHardwareGraph(s.cluster));
-    out.coords = std::move(placement.coords);
+    const Placement placement = placeLayout(s, buildHardwareGraph(s.cluster));
+    out.coords.resize(static_cast<std::size_t>(placement.gpuCount()));
+    for (int gpu = 0; gpu < placement.gpuCount(); ++gpu)
+        out.coords[static_cast<std::size_t>(gpu)] = placement.coordsOf(gpu);
     out.rank_at.assign(static_cast<std::size_t>(l.pp) * out.edp * out.ep, -1);
     for (int r = 0; r < out.world; ++r) {
         const RankCoords& c = out.coords[static_cast<std::size_t>(r)];

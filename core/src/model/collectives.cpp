@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <utility>
 
 namespace moe {
@@ -246,7 +245,7 @@ double sendRecvTime_s(double bytes, const LinkParams& link) {
 // rail-optimized fabric share a rail leaf; for groups with several members per domain this
 // overstates their spine load (as does NCCL's PXN for all-to-all, which HardwareGraph::route
 // does not model either).
-void addLinkBytes(const HardwareGraph& graph, const ParallelGroup& group,
+void addLinkBytes(const HardwareGraph& graph, const std::vector<int>& group_gpus,
                   double scale_up_bytes_per_gpu, double scale_out_bytes_per_gpu,
                   std::vector<double>& link_bytes) {
     if (link_bytes.size() < graph.links.size())
@@ -257,7 +256,6 @@ void addLinkBytes(const HardwareGraph& graph, const ParallelGroup& group,
             link_bytes[static_cast<size_t>(link)] += bytes;
     };
     const int gpus = graph.gpuCount();
-    auto validGpu = [&](int gpu) { return gpu >= 0 && gpu < gpus; };
     // The NIC index a GPU sends through, and that NIC's leaf (-1 without a fabric).
     auto nicOf = [&](int gpu) { return graph.vertices[graph.gpu_nic_vertex[gpu]].index; };
     auto leafOf = [&](int gpu) {
@@ -272,55 +270,87 @@ void addLinkBytes(const HardwareGraph& graph, const ParallelGroup& group,
 
     // Members per domain, per leaf and per (domain, leaf), so each member's remote peers and the
     // share of them under another leaf come from counts, not a pass over all pairs (DP groups
-    // of a 100K-GPU cluster have thousands of members).
+    // of a 100K-GPU cluster have thousands of members). Members sorted by domain make a domain's
+    // members one run; the counts live in flat per-leaf arrays reused across calls (index
+    // leaf + 1, so "no leaf" is slot 0) and are cleared after use.
     struct Member {
         int gpu, domain, leaf;
     };
-    std::vector<Member> members;
-    members.reserve(group.gpus.size());
-    std::map<int, int> per_domain, per_leaf;
-    std::map<std::pair<int, int>, int> per_domain_leaf;
-    for (int gpu : group.gpus) {
-        if (!validGpu(gpu))
-            continue;
-        const Member m{gpu, graph.domainOf(gpu), out ? leafOf(gpu) : -1};
-        members.push_back(m);
-        if (out) {
-            ++per_domain[m.domain];
-            ++per_leaf[m.leaf];
-            ++per_domain_leaf[{m.domain, m.leaf}];
-        }
+    thread_local std::vector<Member> members;
+    thread_local std::vector<int> per_leaf, per_leaf_in_domain;
+    members.clear();
+    for (int gpu : group_gpus)
+        if (gpu >= 0 && gpu < gpus)
+            members.push_back({gpu, graph.domainOf(gpu), out ? leafOf(gpu) : -1});
+    const auto by_domain = [](const Member& a, const Member& b) { return a.domain < b.domain; };
+    if (!std::is_sorted(members.begin(), members.end(), by_domain))
+        std::stable_sort(members.begin(), members.end(), by_domain);
+    const size_t leaf_slots = static_cast<size_t>(std::max(0, graph.leaves)) + 1;
+    if (per_leaf.size() < leaf_slots) {
+        per_leaf.assign(leaf_slots, 0);
+        per_leaf_in_domain.assign(leaf_slots, 0);
     }
+    auto slot = [&](int leaf) {
+        return leaf >= 0 && static_cast<size_t>(leaf) + 1 < leaf_slots
+                   ? static_cast<size_t>(leaf) + 1
+                   : 0;
+    };
+    if (out)
+        for (const Member& m : members)
+            ++per_leaf[slot(m.leaf)];
     const int member_count = static_cast<int>(members.size());
 
-    for (const Member& m : members) {
-        if (up)
-            add(graph.gpu_scale_up_link[m.gpu], scale_up_bytes_per_gpu);
-        if (!out)
-            continue;
-        add(graph.gpu_nic_link[m.gpu], scale_out_bytes_per_gpu);
-        const int nic = nicOf(m.gpu);
-        if (nic < 0 || nic >= static_cast<int>(graph.nic_leaf_link.size()))
-            continue;
-        add(graph.nic_leaf_link[nic], scale_out_bytes_per_gpu);
-        if (m.leaf < 0 || m.leaf >= static_cast<int>(graph.leaf_spine_links_count.size()))
-            continue;
-        const int uplinks = graph.leaf_spine_links_count[m.leaf];
-        if (uplinks <= 0)
-            continue;
-        // Remote peers = members outside my domain; of those, the ones under my leaf are the
-        // leaf's members minus the ones in my domain.
-        const int remote = member_count - per_domain[m.domain];
-        const int same_leaf_remote = per_leaf[m.leaf] - per_domain_leaf[{m.domain, m.leaf}];
-        const int other_leaf = remote - same_leaf_remote;
-        if (remote <= 0 || other_leaf <= 0)
-            continue;
-        const double per_uplink =
-            scale_out_bytes_per_gpu * other_leaf / remote / static_cast<double>(uplinks);
-        const int begin = graph.leaf_spine_links_begin[m.leaf];
-        for (int j = 0; j < uplinks; ++j)
-            add(begin + j, per_uplink);
+    for (size_t run = 0; run < members.size();) {
+        size_t run_end = run;
+        while (run_end < members.size() && members[run_end].domain == members[run].domain)
+            ++run_end;
+        if (out)
+            for (size_t i = run; i < run_end; ++i)
+                ++per_leaf_in_domain[slot(members[i].leaf)];
+        const int in_domain = static_cast<int>(run_end - run);
+        for (size_t i = run; i < run_end; ++i) {
+            const Member& m = members[i];
+            if (up)
+                add(graph.gpu_scale_up_link[m.gpu], scale_up_bytes_per_gpu);
+            if (!out)
+                continue;
+            add(graph.gpu_nic_link[m.gpu], scale_out_bytes_per_gpu);
+            const int nic = nicOf(m.gpu);
+            if (nic < 0 || nic >= static_cast<int>(graph.nic_leaf_link.size()))
+                continue;
+            add(graph.nic_leaf_link[nic], scale_out_bytes_per_gpu);
+            if (m.leaf < 0 || m.leaf >= static_cast<int>(graph.leaf_spine_links_count.size()))
+                continue;
+            const int uplinks = graph.leaf_spine_links_count[m.leaf];
+            if (uplinks <= 0)
+                continue;
+            // Remote peers = members outside my domain; of those, the ones under my leaf are
+            // the leaf's members minus the ones in my domain.
+            const int remote = member_count - in_domain;
+            const int same_leaf_remote = per_leaf[slot(m.leaf)] - per_leaf_in_domain[slot(m.leaf)];
+            const int other_leaf = remote - same_leaf_remote;
+            if (remote <= 0 || other_leaf <= 0)
+                continue;
+            const double per_uplink =
+                scale_out_bytes_per_gpu * other_leaf / remote / static_cast<double>(uplinks);
+            const int begin = graph.leaf_spine_links_begin[m.leaf];
+            for (int j = 0; j < uplinks; ++j)
+                add(begin + j, per_uplink);
+        }
+        if (out)
+            for (size_t i = run; i < run_end; ++i)
+                per_leaf_in_domain[slot(members[i].leaf)] = 0;
+        run = run_end;
     }
+    if (out)
+        for (const Member& m : members)
+            per_leaf[slot(m.leaf)] = 0;
+}
+
+void addLinkBytes(const HardwareGraph& graph, const ParallelGroup& group,
+                  double scale_up_bytes_per_gpu, double scale_out_bytes_per_gpu,
+                  std::vector<double>& link_bytes) {
+    addLinkBytes(graph, group.gpus, scale_up_bytes_per_gpu, scale_out_bytes_per_gpu, link_bytes);
 }
 
 } // namespace moe

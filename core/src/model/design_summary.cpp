@@ -60,11 +60,11 @@ std::string layoutInWords(const Scenario& scenario, const Placement& placement) 
                            plural(c.nodes, "node") + " of " + std::to_string(c.gpus_per_node);
     if (c.rackCount() > 1)
         hardware += " (" + std::to_string(c.rackCount()) + " racks)";
-    if (placement.groups.size() != kGroupKindCount || placement.groupsOf(GroupKind::tp).empty())
+    if (!placement.placed())
         return hardware + "; the layout does not cover these GPUs, so it cannot be placed.";
 
     const bool moe = scenario.model.isMoe();
-    const bool experts_placed = moe && !placement.groupsOf(GroupKind::ep).empty();
+    const bool experts_placed = moe && placement.expertsPlaced();
     std::vector<std::string> dims;
     dims.push_back(dimension("TP", l.tp, GroupKind::tp, placement, c));
     if (l.cp > 1)

@@ -64,12 +64,12 @@ std::vector<DesignWarning> designWarnings(const Scenario& s, const Report& repor
             f.scale_out_gbps = report.costs->rates.scale_out.bandwidth_gbps;
             f.scale_up_gbps = report.costs->rates.scale_up.bandwidth_gbps;
         }
-        add(out, Sev::warning, f, placement.groupsOf(GroupKind::ep).front().gpus);
+        add(out, Sev::warning, f, placement.membersOf(GroupKind::ep, 0));
     }
     const GroupSpan& tp = placement.spanOf(GroupKind::tp);
     if (tp.gpus > 1 && tp.domains > 1)
         add(out, Sev::critical, TpCrossesDomain{tp.gpus, tp.domains, displayName(c.fabric)},
-            placement.groupsOf(GroupKind::tp).front().gpus);
+            placement.membersOf(GroupKind::tp, 0));
     if (s.model.isMoe() && report.load.max_imbalance >= warning_threshold::kStragglerImbalance) {
         const int hot = report.load.hottestGpu(placement);
         add(out, Sev::warning, Straggler{hot, report.load.max_imbalance, report.load.hottest_layer},

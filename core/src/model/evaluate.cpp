@@ -23,15 +23,18 @@ void addLinkTraffic(Report& report, const StepCostModel& model) {
     const double m = model.micro_batches;
     const double pp_bytes = 2.0 * m * model.layout.vpp * model.pp_message_bytes;
     report.link_bytes.assign(graph->links.size(), 0.0);
+    std::vector<int> members; // reused: no allocation per group
     auto load_links = [&](GroupKind kind, auto bytes_of) {
-        for (const ParallelGroup& group : placement->groupsOf(kind)) {
-            if (group.gpus.size() <= 1)
-                continue;
-            const int stage = placement->coords[static_cast<size_t>(group.gpus.front())].pp;
+        if (placement->axis(kind).size <= 1)
+            return;
+        for (int gi = 0; gi < placement->groupCount(kind); ++gi) {
+            const int stage = placement->coordsOf(placement->memberGpu(kind, gi, 0)).pp;
             const StageCosts& st = model.stages[static_cast<size_t>(stage)];
             const auto [up, out] = bytes_of(st.traffic, st.sync);
-            if (up + out > 0)
-                addLinkBytes(*graph, group, up, out, report.link_bytes);
+            if (up + out <= 0)
+                continue;
+            placement->membersOf(kind, gi, members);
+            addLinkBytes(*graph, members, up, out, report.link_bytes);
         }
     };
     load_links(GroupKind::ep, [&](const StageTraffic& t, const StageSync&) {

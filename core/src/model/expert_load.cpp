@@ -753,9 +753,9 @@ double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
 
 double ExpertLoad::gpuTokens(const Placement& placement, int gpu, int layer) const {
     if (layer < 0 || layer >= moe_layers || sampled_groups < 1 || gpu < 0 ||
-        gpu >= static_cast<int>(placement.coords.size()))
+        gpu >= placement.gpuCount())
         return 0.0;
-    const RankCoords& rc = placement.coords[gpu];
+    const RankCoords& rc = placement.coordsOf(gpu);
     // Stages that do not hold the layer carry none of its tokens.
     if (layer < static_cast<int>(stage_of_layer.size()) && rc.pp != stage_of_layer[layer])
         return 0.0;
@@ -772,13 +772,13 @@ int ExpertLoad::hottestGpu(const Placement& placement) const {
     // The hottest sample lives in (hottest_layer, hottest_group, hottest_rank); the first GPU
     // (lowest id) that maps onto it carries it. Fall back to a scan if none does (e.g. a
     // placement without expert coordinates).
-    const int gpus = static_cast<int>(placement.coords.size());
+    const int gpus = placement.gpuCount();
     if (gpus == 0)
         return 0;
     const int stage =
         hottest_layer < static_cast<int>(stage_of_layer.size()) ? stage_of_layer[hottest_layer] : 0;
     for (int gpu = 0; gpu < gpus; ++gpu) {
-        const RankCoords& rc = placement.coords[gpu];
+        const RankCoords& rc = placement.coordsOf(gpu);
         if (sampled_groups > 0 && rc.pp == stage && rc.ep == hottest_rank &&
             rc.edp % sampled_groups == hottest_group)
             return gpu;

@@ -26,12 +26,10 @@ double layerMeanSlots(const ExpertLoad& load, int layer) {
 
 double gpuLoadRatio(const ExpertLoad& load, const Placement& placement, int gpu, int layer) {
     constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-    if (gpu < 0 || gpu >= static_cast<int>(placement.coords.size()) || layer < 0 ||
-        layer >= load.moe_layers)
+    if (gpu < 0 || gpu >= placement.gpuCount() || layer < 0 || layer >= load.moe_layers)
         return kNaN;
     if (layer < static_cast<int>(load.stage_of_layer.size()) &&
-        placement.coords[static_cast<size_t>(gpu)].pp !=
-            load.stage_of_layer[static_cast<size_t>(layer)])
+        placement.coordsOf(gpu).pp != load.stage_of_layer[static_cast<size_t>(layer)])
         return kNaN;
     const double mean = layerMeanSlots(load, layer);
     return mean > 0 ? load.gpuTokens(placement, gpu, layer) / mean : kNaN;
@@ -70,7 +68,7 @@ std::vector<LoadStraggler> topStragglers(const Report& report, int n) {
     const MoeCosts& moe = report.costs->moe;
     const double mean_s = moe.mean.experts_s() + moe.mean.transfers_s();
     ExpertLoad fixed = load; // one copy; each straggler's group is changed and restored
-    const std::vector<RankCoords>& coords = report.placement->coords;
+    const Placement& placement = *report.placement;
     for (size_t k = 0; k < keep; ++k) {
         const size_t i = candidates[k].index;
         LoadStraggler s;
@@ -82,8 +80,8 @@ std::vector<LoadStraggler> topStragglers(const Report& report, int n) {
                       : -1;
         s.tokens = load.rank_tokens[i];
         s.ratio = candidates[k].ratio;
-        for (size_t gpu = 0; gpu < coords.size(); ++gpu) {
-            const RankCoords& rc = coords[gpu];
+        for (int gpu = 0; gpu < placement.gpuCount(); ++gpu) {
+            const RankCoords rc = placement.coordsOf(gpu);
             if ((s.stage < 0 || rc.pp == s.stage) && rc.ep == s.rank &&
                 (rc.edp >= 0 ? rc.edp : 0) % groups == s.group) {
                 if (s.gpu < 0)

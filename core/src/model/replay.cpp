@@ -63,7 +63,7 @@ StepSample ReplayModel::fromLoad(const ExpertLoad& load, GpuStepMetrics* gpus) c
 
 void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMetrics& g) const {
     const Placement& p = *placement_;
-    const size_t n_gpus = p.coords.size();
+    const auto n_gpus = static_cast<size_t>(p.gpuCount());
     g.tokens.assign(n_gpus, 0.0f);
     g.load_factor.assign(n_gpus, 0.0f);
     g.peak_ratio.assign(n_gpus, 0.0f);
@@ -110,7 +110,7 @@ void ReplayModel::gpuMetrics(const ExpertLoad& load, StepSample& out, GpuStepMet
         moe.combine_call.scale_up_bytes_per_gpu + moe.combine_call.scale_out_bytes_per_gpu;
     float hottest = -1.0f;
     for (size_t gpu = 0; gpu < n_gpus; ++gpu) {
-        const RankCoords& rc = p.coords[gpu];
+        const RankCoords& rc = p.coordsOf(gpu);
         if (rc.pp < 0 || rc.pp >= static_cast<int>(stages.size()))
             continue;
         const StageCosts& c = stages[static_cast<size_t>(rc.pp)];

@@ -17,9 +17,9 @@ int Timeline::rowOfGpu(int gpu) const {
         return -1;
     if (!placement)
         return gpu < static_cast<int>(rows.size()) ? gpu : -1;
-    if (gpu >= static_cast<int>(placement->coords.size()))
+    if (gpu >= placement->gpuCount())
         return -1;
-    const RankCoords& rc = placement->coords[static_cast<size_t>(gpu)];
+    const RankCoords& rc = placement->coordsOf(gpu);
     const int lane = lanes > 1 ? std::max(0, rc.edp) % lanes : 0;
     const int row = rc.pp * lanes + lane;
     return row >= 0 && row < static_cast<int>(rows.size()) ? row : -1;
@@ -35,10 +35,9 @@ std::vector<int> Timeline::gpusOfRow(int row) const {
 
 double Timeline::expertShare(int gpu, int layer) const {
     const int lm = layer - first_moe_layer;
-    if (lm < 0 || lm >= moe_layers || !placement || gpu < 0 ||
-        gpu >= static_cast<int>(placement->coords.size()))
+    if (lm < 0 || lm >= moe_layers || !placement || gpu < 0 || gpu >= placement->gpuCount())
         return 1.0;
-    const RankCoords& rc = placement->coords[static_cast<size_t>(gpu)];
+    const RankCoords& rc = placement->coordsOf(gpu);
     const int lane = lanes > 1 ? std::max(0, rc.edp) % lanes : 0;
     const size_t i = (static_cast<size_t>(lane) * moe_layers + lm) * ep + std::max(0, rc.ep);
     return i < expert_share.size() ? expert_share[i] : 1.0;

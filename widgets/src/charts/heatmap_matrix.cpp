@@ -15,8 +15,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// GPUs of each pipeline stage, by id.
 std::vector<std::vector<int>> gpusByStage(const Placement& placement) {
     std::vector<std::vector<int>> stages;
-    for (int gpu = 0; gpu < static_cast<int>(placement.coords.size()); ++gpu) {
-        const int stage = std::max(0, placement.coords[static_cast<size_t>(gpu)].pp);
+    for (int gpu = 0; gpu < placement.gpuCount(); ++gpu) {
+        const int stage = std::max(0, placement.coordsOf(gpu).pp);
         if (stage >= static_cast<int>(stages.size()))
             stages.resize(static_cast<size_t>(stage) + 1);
         stages[static_cast<size_t>(stage)].push_back(gpu);

@@ -479,7 +479,7 @@ void HeatmapView::rebuild() {
     cells_ = std::move(matrix.cells);
     ratios_ = std::move(matrix.ratios);
     gpu_of_ = std::move(matrix.gpu);
-    column_of_gpu_.assign(gpus ? placement.coords.size() : 0, -1);
+    column_of_gpu_.assign(gpus ? static_cast<size_t>(placement.gpuCount()) : 0, -1);
     for (size_t i = 0; i < gpu_of_.size(); ++i)
         if (gpu_of_[i] >= 0)
             column_of_gpu_[static_cast<size_t>(gpu_of_[i])] =
@@ -686,7 +686,7 @@ QString HeatmapView::cellToolTip(int column, int row) const {
         const int gpu = cellGpu(column, row);
         if (gpu < 0)
             return tr("%1<br>its stage has fewer GPUs than the widest").arg(layer);
-        const RankCoords& rc = placement.coords[static_cast<size_t>(gpu)];
+        const RankCoords& rc = placement.coordsOf(gpu);
         QString text =
             tr("<b>GPU %1</b> · node %2 · stage %3 · EP rank %4 · expert-DP %5<br>%6<br>")
                 .arg(gpu)

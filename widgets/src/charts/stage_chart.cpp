@@ -65,9 +65,9 @@ StageChart::~StageChart() = default;
 
 int StageChart::stageOfSelectedGpu(int gpu) const {
     if (result_ == nullptr || result_->report.placement == nullptr || gpu < 0 ||
-        gpu >= static_cast<int>(result_->report.placement->coords.size()))
+        gpu >= result_->report.placement->gpuCount())
         return -1;
-    return result_->report.placement->coords[static_cast<size_t>(gpu)].pp;
+    return result_->report.placement->coordsOf(gpu).pp;
 }
 
 void StageChart::showResult(const EvaluationResultPtr& result) {

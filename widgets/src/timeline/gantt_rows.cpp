@@ -49,8 +49,8 @@ GpuLoads gpuLoads(const Report& report, const std::vector<std::vector<int>>& moe
     out.stage_of.assign(static_cast<size_t>(std::max(0, gpus)), 0);
     out.ratio.assign(static_cast<size_t>(std::max(0, gpus)), 1.0);
     for (int g = 0; g < gpus; ++g) {
-        const int s = placement != nullptr && g < static_cast<int>(placement->coords.size())
-                          ? std::clamp(placement->coords[static_cast<size_t>(g)].pp, 0, stages - 1)
+        const int s = placement != nullptr && g < placement->gpuCount()
+                          ? std::clamp(placement->coordsOf(g).pp, 0, stages - 1)
                           : 0;
         out.stage_of[static_cast<size_t>(g)] = s;
         const auto& layers = moe_layers[static_cast<size_t>(s)];

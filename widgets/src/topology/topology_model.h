@@ -212,9 +212,8 @@ struct TopologyModel {
         return text;
     }
     int stageOf(int gpu) const {
-        return placement && gpu >= 0 && gpu < static_cast<int>(placement->coords.size())
-                   ? placement->coords[static_cast<size_t>(gpu)].pp
-                   : 0;
+        return placement && gpu >= 0 && gpu < placement->gpuCount() ? placement->coordsOf(gpu).pp
+                                                                    : 0;
     }
     const StageResult* stageResult(int gpu) const {
         const int stage = stageOf(gpu);

@@ -80,7 +80,7 @@ QString groupsHtml(const TopologyModel& m, int gpu) {
 
 /// The experts on the GPU's EP rank, per MoE layer map.
 QString expertsHtml(const TopologyModel& m, int gpu) {
-    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
+    const RankCoords& rc = m.placement->coordsOf(gpu);
     const Scenario& s = m.result->scenario;
     QString html;
     html += QStringLiteral("<p><b>Experts</b> (EP rank %1 of %2)<br>").arg(rc.ep).arg(s.layout.ep);
@@ -114,7 +114,7 @@ QString expertsHtml(const TopologyModel& m, int gpu) {
 /// The GPU's load over the MoE layers its stage holds.
 QString expertLoadHtml(const TopologyModel& m, int gpu) {
     const ExpertLoad& load = m.report->load;
-    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
+    const RankCoords& rc = m.placement->coordsOf(gpu);
     QString html;
     const int stage = rc.pp;
     if (stage >= 0 && stage < static_cast<int>(m.layers_of_stage.size())) {
@@ -215,7 +215,7 @@ QString TopologyView::toolTipAt(const QPointF& pos) const {
     const int gpu = d == Detail::racks ? -1 : gpuAtScenePos(pos);
     if (gpu >= 0) {
         const auto g = static_cast<size_t>(gpu);
-        const RankCoords& rc = m.placement->coords[g];
+        const RankCoords& rc = m.placement->coordsOf(g);
         QString text = QStringLiteral("<b>GPU %1</b> · rack %2 · node %3 · local %4<br>")
                            .arg(gpu)
                            .arg(m.graph->rackOf(gpu))
@@ -321,7 +321,7 @@ QString TopologyView::gpuDetailsHtml(int gpu) const {
     if (!m.report || gpu < 0 || gpu >= m.layout.gpus)
         return {};
     const Scenario& s = m.result->scenario;
-    const RankCoords& rc = m.placement->coords[static_cast<size_t>(gpu)];
+    const RankCoords& rc = m.placement->coordsOf(gpu);
     QString html;
     html += QStringLiteral("<h3 style='margin:0'>GPU %1</h3>").arg(gpu);
     html +=
