@@ -721,13 +721,14 @@ void TestCli::bench() {
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     QVERIFY(r.out.contains("evaluate median"));
     const QStringList row = tableRow(r.out, "<built-in default>");
-    QCOMPARE(row.size(), 6);
+    QCOMPARE(row.size(), 7);
     QCOMPARE(row.at(1), QStringLiteral("64")); // GPUs
     QCOMPARE(row.at(2), QStringLiteral("3"));  // runs
     const double median = secondsFrom(row.at(3)), min = secondsFrom(row.at(4)),
                  max = secondsFrom(row.at(5));
     QVERIFY(median > 0);
     QVERIFY(min <= median && median <= max);
+    QVERIFY(secondsFrom(row.at(6)) > 0); // the graph and link bytes, read once
 
     // Overrides reach the built-in default as well as files.
     const Run bad = moePlan({"bench", "--repeat", "1", "--set", "layout.ep=12"});

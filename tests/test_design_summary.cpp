@@ -30,7 +30,7 @@ Scenario textbook() {
 }
 
 std::string words(const Scenario& s) {
-    return layoutInWords(s, placeLayout(s, buildHardwareGraph(s.cluster)));
+    return layoutInWords(s, placeLayout(s));
 }
 
 } // namespace

@@ -181,14 +181,18 @@ private slots:
         // A DGX H100 node: 8 x 700 W GPUs + 8 x 25 W NICs + 3,000 W overhead = 8,800 W; four
         // to a rack = 35,200 W (no rack overhead for H100 racks).
         const Report even = evaluate(s);
-        QCOMPARE(even.economics.power.rack_w, (std::vector<double>{35200, 35200}));
+        QCOMPARE(rackPowerW(s.cluster), (std::vector<double>{35200, 35200}));
+        QCOMPARE(even.economics.power.hottest_rack, 0);
+        QCOMPARE(even.economics.power.hottest_rack_w, 35200.0);
         FieldEditResult edit = setScenarioField(s, "cluster.rack_nodes", "[3, 1]");
         QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
         edit = setScenarioField(*edit.scenario, "cluster.rack_power_limit_kw", "30");
         QVERIFY2(edit.ok(), formatAll(edit.diagnostics).c_str());
         const Report uneven = evaluate(*edit.scenario);
         // Racks of 3, 1 and the remaining 4 nodes: one more rack bought, the same IT power.
-        QCOMPARE(uneven.economics.power.rack_w, (std::vector<double>{26400, 8800, 35200}));
+        QCOMPARE(rackPowerW(edit.scenario->cluster), (std::vector<double>{26400, 8800, 35200}));
+        QCOMPARE(uneven.economics.power.hottest_rack, 2);
+        QCOMPARE(uneven.economics.power.hottest_rack_w, 35200.0);
         QCOMPARE(uneven.economics.capital.racks, 3);
         QCLOSE(uneven.economics.capital.total_usd - even.economics.capital.total_usd, 25e3);
         QCLOSE(uneven.economics.power.it_w, even.economics.power.it_w);

@@ -90,9 +90,9 @@ double collectiveTime(const Report& r, CollectiveKind kind) {
 /// Bytes on all links of one kind.
 double linkTotal(const Report& r, LinkKind kind) {
     double total = 0;
-    for (size_t i = 0; i < r.graph->links.size(); ++i)
-        if (r.graph->links[i].kind == kind)
-            total += r.link_bytes[i];
+    for (size_t i = 0; i < r.graph()->links.size(); ++i)
+        if (r.graph()->links[i].kind == kind)
+            total += r.linkBytes()[i];
     return total;
 }
 
@@ -141,14 +141,14 @@ std::string badFigure(const Report& r) {
         check(c.name + " exposed", c.exposed_s);
         check(c.name + " calls", c.calls_per_step);
     }
-    if (bad.empty() && r.link_bytes.size() != r.graph->links.size())
+    if (bad.empty() && r.linkBytes().size() != r.graph()->links.size())
         bad = "link_bytes size differs from the graph's links";
-    if (bad.empty() && r.link_utilization.size() != r.graph->links.size())
+    if (bad.empty() && r.linkUtilization().size() != r.graph()->links.size())
         bad = "link_utilization size differs from the graph's links";
-    for (size_t i = 0; i < r.link_bytes.size(); ++i)
-        check("link_bytes[" + std::to_string(i) + "]", r.link_bytes[i]);
-    for (size_t i = 0; i < r.link_utilization.size(); ++i)
-        check("link_utilization[" + std::to_string(i) + "]", r.link_utilization[i]);
+    for (size_t i = 0; i < r.linkBytes().size(); ++i)
+        check("link_bytes[" + std::to_string(i) + "]", r.linkBytes()[i]);
+    for (size_t i = 0; i < r.linkUtilization().size(); ++i)
+        check("link_utilization[" + std::to_string(i) + "]", r.linkUtilization()[i]);
     const Throughput& t = r.throughput;
     check("tokens_per_step", t.tokens_per_step);
     check("tokens_per_s", t.tokens_per_s);
@@ -414,14 +414,14 @@ private slots:
         // bytes; its NIC links the dense and expert syncs' NIC bytes.
         const double per_gpu_up = 2 * a2a_dir_step + dp_rs_up + dp_ag_up;
         const double per_gpu_out = dp_rs_out + dp_ag_out + edp_rs_out + edp_ag_out;
-        const HardwareGraph& g = *r.graph;
+        const HardwareGraph& g = *r.graph();
         for (int gpu = 0; gpu < 8; ++gpu) {
-            QCLOSE(r.link_bytes[static_cast<size_t>(g.gpu_scale_up_link[gpu])], per_gpu_up);
-            QCLOSE(r.link_bytes[static_cast<size_t>(g.gpu_nic_link[gpu])], per_gpu_out);
+            QCLOSE(r.linkBytes()[static_cast<size_t>(g.gpu_scale_up_link[gpu])], per_gpu_up);
+            QCLOSE(r.linkBytes()[static_cast<size_t>(g.gpu_nic_link[gpu])], per_gpu_out);
         }
         for (size_t i = 0; i < g.links.size(); ++i) {
-            QCLOSE(r.link_utilization[i],
-                   r.link_bytes[i] / (g.links[i].bandwidth_gbps * 1e9 * r.step_time_s));
+            QCLOSE(r.linkUtilization()[i],
+                   r.linkBytes()[i] / (g.links[i].bandwidth_gbps * 1e9 * r.step_time_s));
         }
         QVERIFY(badFigure(r).empty());
     }
@@ -743,8 +743,17 @@ private slots:
         const std::optional<Scenario> s = loadFile(path.toStdString());
         QVERIFY(s);
         const Report r = evaluate(*s);
-        QCOMPARE(r.link_bytes.size(), r.graph->links.size());
-        for (double b : r.link_bytes)
+        // evaluate() leaves the graph and the link bytes to whoever reads them first; the
+        // report's own sizes are the graph's.
+        QVERIFY(!r.hardware_graph->made());
+        QVERIFY(!r.link_traffic->made());
+        QCOMPARE(r.hardware.gpus, r.gpus);
+        QCOMPARE(r.linkBytes().size(), r.graph()->links.size());
+        QVERIFY(r.hardware_graph->made() && r.link_traffic->made());
+        QCOMPARE(r.graph()->gpuCount(), r.hardware.gpus);
+        QCOMPARE(r.graph()->leaves + r.graph()->spines,
+                 r.economics.capital.switches); // capital counts the graph's switches
+        for (double b : r.linkBytes())
             QVERIFY(std::isfinite(b) && b >= 0);
         double up = 0, out = 0;
         for (const Collective& c : r.collectives) {
@@ -1248,7 +1257,7 @@ private slots:
         QCOMPARE(a.step_time_s, b.step_time_s);
         QVERIFY(a.load.rank_tokens == b.load.rank_tokens);
         QVERIFY(a.load.imbalance_per_layer == b.load.imbalance_per_layer);
-        QVERIFY(a.link_bytes == b.link_bytes);
+        QVERIFY(a.linkBytes() == b.linkBytes());
         QVERIFY(a.step.seconds == b.step.seconds);
 
         // Thread-safe: the same figures from two threads at once.

@@ -89,22 +89,22 @@ private slots:
         worker.waitIdle();
         QCOMPARE(thread_a, thread_b);
         QVERIFY(thread_a != std::this_thread::get_id());
-        QVERIFY(report_a.graph != nullptr);
-        QCOMPARE(report_b.graph.get(), report_a.graph.get());
+        QVERIFY(report_a.hardware_graph != nullptr);
+        QCOMPARE(report_b.hardware_graph.get(), report_a.hardware_graph.get());
         const Report scratch = evaluate(b, 0);
         QCOMPARE(report_b.step_time_s, scratch.step_time_s);
         QVERIFY(report_b.step_time_s != report_a.step_time_s);
     }
 
-    // The constructor's cache sets its options for every job (moe-live skips link traffic).
+    // The constructor's cache sets its options for every job.
     void cacheOptionsAreKept() {
         EvaluationCache options;
-        options.link_traffic = false;
+        options.keep_load = false;
         EvaluationWorker worker(options);
-        bool link_traffic = true;
-        worker.submit([&](EvaluationJob& job) { link_traffic = job.cache.link_traffic; });
+        bool keep_load = true;
+        worker.submit([&](EvaluationJob& job) { keep_load = job.cache.keep_load; });
         worker.waitIdle();
-        QVERIFY(!link_traffic);
+        QVERIFY(!keep_load);
     }
 
     // Destroying the worker while a job runs: the job sees stopping() and returns, the waiting

@@ -58,7 +58,7 @@ Scenario makeScenario(const Shape& s) {
 }
 
 Placement place(const Scenario& sc) {
-    return placeLayout(sc, buildHardwareGraph(sc.cluster));
+    return placeLayout(sc);
 }
 
 double layerSum(const ExpertLoad& l, int layer) {

@@ -51,7 +51,7 @@ Figures figuresOf(const Report& r) {
     f.emplace_back("collectives.scale_up_bytes_per_gpu", scale_up_bytes);
     f.emplace_back("collectives.scale_out_bytes_per_gpu", scale_out_bytes);
     double link_bytes = 0;
-    for (const double b : r.link_bytes)
+    for (const double b : r.linkBytes())
         link_bytes += b;
     f.emplace_back("links.bytes", link_bytes);
     f.emplace_back("economics.usd_per_h", r.economics.usd_per_h);

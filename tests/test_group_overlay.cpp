@@ -65,7 +65,7 @@ private slots:
         const HardwareGraph g = buildHardwareGraph(s.cluster);
         QCOMPARE(g.leaves, 2);
         QCOMPARE(g.spines, 1);
-        const Placement p = placeLayout(s, g);
+        const Placement p = placeLayout(s);
 
         // TP: strides 1, so TP group k = GPUs 2k, 2k+1 (16 groups), inside one node: NVLink.
         const OverlayGroups tp = overlayGroups(GroupOverlay::tp, s, p, g);
@@ -119,8 +119,7 @@ private slots:
         rail.cluster.fabric_topology = FabricTopology::rail_optimized;
         const HardwareGraph rg = buildHardwareGraph(rail.cluster);
         QCOMPARE(rg.leaves, 16);
-        const OverlayGroups rail_dp =
-            overlayGroups(GroupOverlay::dp, rail, placeLayout(rail, rg), rg);
+        const OverlayGroups rail_dp = overlayGroups(GroupOverlay::dp, rail, placeLayout(rail), rg);
         QCOMPARE(describeGroupSpan(GroupOverlay::dp, rail_dp.spans[2], rail.cluster),
                  std::string("nodes 2-3 (rack 1), 8 GPUs, NVLink + InfiniBand leaf + spine"));
 
@@ -141,7 +140,7 @@ private slots:
         s.layout.dp = 16;
         s.layout.ep = 4;
         HardwareGraph g = buildHardwareGraph(s.cluster);
-        Placement p = placeLayout(s, g);
+        Placement p = placeLayout(s);
         const OverlayGroups dp = overlayGroups(GroupOverlay::dp, s, p, g);
         QCOMPARE(members(dp, 0), range(0, 16, 2));
         QCOMPARE(describeGroupSpan(GroupOverlay::dp, dp.spans[0], s.cluster),
@@ -157,7 +156,7 @@ private slots:
         s.layout.ep = 1;
         s.layout.order = {Dim::tp, Dim::cp, Dim::ep, Dim::pp, Dim::dp};
         g = buildHardwareGraph(s.cluster);
-        p = placeLayout(s, g);
+        p = placeLayout(s);
         const OverlayGroups strided = overlayGroups(GroupOverlay::dp, s, p, g);
         QCOMPARE(members(strided, 0), range(0, 4, 16));
         QCOMPARE(strided.spans[0].node_stride, 2);
@@ -169,7 +168,7 @@ private slots:
         // The tiers of every group are the link kinds route() gives its member pairs.
         const Scenario s = twoStages();
         const HardwareGraph g = buildHardwareGraph(s.cluster);
-        const Placement p = placeLayout(s, g);
+        const Placement p = placeLayout(s);
         for (const GroupOverlay o :
              {GroupOverlay::tp, GroupOverlay::dp, GroupOverlay::ep, GroupOverlay::edp}) {
             const OverlayGroups groups = overlayGroups(o, s, p, g);
@@ -193,7 +192,7 @@ private slots:
         Scenario s = twoStages();
         s.layout.schedule = PipelineSchedule::dualpipe;
         const HardwareGraph g = buildHardwareGraph(s.cluster);
-        const Placement p = placeLayout(s, g);
+        const Placement p = placeLayout(s);
         // 16 TP groups, 2 listed, the other 14 all 2 GPUs in 1 node over NVLink.
         const auto tp = overlayLegend(overlayGroups(GroupOverlay::tp, s, p, g), s, 2);
         QCOMPARE(tp.size(), size_t(4));
@@ -220,7 +219,7 @@ private slots:
         Scenario s = twoStages();
         s.layout.ep = 3;
         const HardwareGraph g = buildHardwareGraph(s.cluster);
-        const Placement p = placeLayout(s, g);
+        const Placement p = placeLayout(s);
         const OverlayGroups ep = overlayGroups(GroupOverlay::ep, s, p, g);
         QVERIFY(ep.spans.empty());
         QCOMPARE(overlayLegend(ep, s, 4).size(), size_t(1));

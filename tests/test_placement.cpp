@@ -94,8 +94,7 @@ class TestPlacement : public QObject {
 private slots:
     void textbookGroups() {
         const Scenario s = textbook();
-        const HardwareGraph g = buildHardwareGraph(s.cluster);
-        const Placement p = placeLayout(s, g);
+        const Placement p = placeLayout(s);
 
         QCOMPARE(p.groupsOf(GroupKind::tp).size(), size_t(64));
         QCOMPARE(p.groupsOf(GroupKind::cp).size(), size_t(64));
@@ -162,7 +161,7 @@ private slots:
         s.layout.pp = 4;
         s.layout.dp = 2;
         s.layout.ep = 1;
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         const auto& dp = p.groupsOf(GroupKind::dp);
         QCOMPARE(dp.size(), size_t(8));
         QCOMPARE(dp[0].gpus, (std::vector<int>{0, 2}));
@@ -183,7 +182,7 @@ private slots:
     void epOuterCrossesNodes() {
         Scenario s = textbook();
         s.layout.order = {Dim::tp, Dim::cp, Dim::dp, Dim::ep, Dim::pp};
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         // Expert grid etp, edp, ep, pp: expert DP is innermost, EP strides over nodes.
         QCOMPARE(p.groupsOf(GroupKind::ep)[0].gpus, range(0, 8, 8));
         const GroupSpan& ep = p.spanOf(GroupKind::ep);
@@ -205,7 +204,7 @@ private slots:
         Scenario s = textbook();
         s.layout.tp = 8;
         s.layout.dp = 8;
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         QCOMPARE(p.groupsOf(GroupKind::tp).size(), size_t(8));
         for (const auto& grp : p.groupsOf(GroupKind::tp)) {
             QCOMPARE(grp.gpus, range(8 * grp.index, 8));
@@ -227,7 +226,7 @@ private slots:
         s.layout.tp = 8;
         s.layout.pp = 4;
         s.layout.dp = 2;
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         // Dense strides tp 1, dp 8, pp 16: stage k of pipeline 0 sits on node 2k.
         QCOMPARE(p.groupsOf(GroupKind::pp).size(), size_t(16));
         QCOMPARE(p.groupsOf(GroupKind::pp)[0].gpus, (std::vector<int>{0, 16, 32, 48}));
@@ -259,7 +258,7 @@ private slots:
         s.layout.dp = 4;
         s.layout.ep = 4;
         s.layout.order = {Dim::pp, Dim::tp, Dim::cp, Dim::ep, Dim::dp};
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         QCOMPARE(p.groupsOf(GroupKind::pp)[0].gpus, range(0, 16));
         QCOMPARE(p.spanOf(GroupKind::pp).nodes, 2);
         QCOMPARE(p.groupsOf(GroupKind::ep)[0].gpus, range(0, 4, 16));
@@ -271,7 +270,7 @@ private slots:
 
     void expertDefaultRoundRobin() {
         const Scenario s = textbook();
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         const ExpertMap& m = p.default_experts;
         QCOMPARE(m.ranks_of_expert.size(), size_t(16));
         QCOMPARE(m.ranks_of_expert[11], (std::vector<int>{3}));
@@ -292,7 +291,7 @@ private slots:
             {0, 5, {1}},     // layer 0: expert 5 moves to rank 1
             {-1, 40, {0}},   // out of range (a validation error): ignored
         };
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         const ExpertMap& base = p.default_experts;
         QCOMPARE(base.ranks_of_expert[3], (std::vector<int>{3, 4}));
         QCOMPARE(base.experts_on_rank[3], (std::vector<int>{3, 11}));
@@ -321,7 +320,7 @@ private slots:
 
     void describeTextbook() {
         const Scenario s = textbook();
-        const auto lines = describeLayout(s, placeLayout(s, buildHardwareGraph(s.cluster)));
+        const auto lines = describeLayout(s, placeLayout(s));
         const std::string all = joined(lines);
         QVERIFY2(hasLine(lines, "EP=8 inside nodes so the all-to-all rides NVLink, DP=8 across "
                                 "nodes so the gradient all-reduce uses InfiniBand"),
@@ -340,13 +339,13 @@ private slots:
     void describeCrossing() {
         Scenario s = textbook();
         s.layout.order = {Dim::tp, Dim::cp, Dim::dp, Dim::ep, Dim::pp};
-        auto lines = describeLayout(s, placeLayout(s, buildHardwareGraph(s.cluster)));
+        auto lines = describeLayout(s, placeLayout(s));
         QVERIFY2(hasLine(lines, "EP=8 across nodes so the all-to-all rides InfiniBand, DP=8 "
                                 "inside nodes so the gradient all-reduce uses NVLink"),
                  joined(lines).c_str());
 
         s.cluster.fabric = Fabric::ethernet;
-        lines = describeLayout(s, placeLayout(s, buildHardwareGraph(s.cluster)));
+        lines = describeLayout(s, placeLayout(s));
         QVERIFY2(hasLine(lines, "EP=8 across nodes so the all-to-all rides Ethernet, DP=8 "
                                 "inside nodes so the gradient all-reduce uses NVLink"),
                  joined(lines).c_str());
@@ -354,7 +353,7 @@ private slots:
         // EP=16 fills two nodes: the all-to-all is part NVLink, part InfiniBand.
         s = textbook();
         s.layout.ep = 16;
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         QCOMPARE(p.spanOf(GroupKind::ep).nodes, 2);
         QCOMPARE(p.spanOf(GroupKind::ep).max_gpus_per_domain, 8);
         lines = describeLayout(s, p);
@@ -375,7 +374,7 @@ private slots:
         s.model.experts = 72;
         s.layout.dp = 144;
         s.layout.ep = 36; // expert DP = 144 / 36 = 4
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         // EP group 0 = GPUs 0-35: nodes 0-8 of rack 0, one NVLink domain.
         const GroupSpan& ep = p.spanOf(GroupKind::ep);
         QCOMPARE(ep.nodes, 9);
@@ -442,7 +441,7 @@ private slots:
                                 s.layout.ep = ep;
                                 s.layout.etp = tp;
                                 s.layout.order = order;
-                                const Placement p = placeLayout(s, graph);
+                                const Placement p = placeLayout(s);
                                 ++layouts;
                                 for (int k = 0; k < kGroupKindCount; ++k) {
                                     const auto kind = static_cast<GroupKind>(k);
@@ -477,7 +476,7 @@ private slots:
     void layoutThatDoesNotFit() {
         Scenario s = textbook();
         s.layout.dp = 32; // 32 ranks on 64 GPUs: a validation error
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         QVERIFY(p.groupsOf(GroupKind::tp).empty());
         QVERIFY(p.groupsOf(GroupKind::ep).empty());
         QCOMPARE(p.worst_span.size(), size_t(kGroupKindCount));
@@ -489,7 +488,7 @@ private slots:
         // EP*ETP that does not divide TP*CP*DP: the dense grid is still placed.
         s = textbook();
         s.layout.ep = 7;
-        const Placement q = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement q = placeLayout(s);
         QCOMPARE(q.groupsOf(GroupKind::dp).size(), size_t(1));
         QVERIFY(q.groupsOf(GroupKind::ep).empty());
         QVERIFY(hasLine(describeLayout(s, q), "EP=7 x ETP=1 does not divide TP x CP x DP = 64, "

@@ -52,7 +52,7 @@ private slots:
         for (int e = 1; e < 16; ++e)
             raw += ",2147483648";
         s.routing.histogram = parseRoutingHistogramCsv(raw + "\n", "raw.csv").rows;
-        const Placement p = placeLayout(s, buildHardwareGraph(s.cluster));
+        const Placement p = placeLayout(s);
         const ExpertLoad load = sampleExpertLoad(s, p);
         QCOMPARE(load.popularity[0], 1.0 / 6.0);
         QCOMPARE(load.popularity[1], 1.0 / 18.0);

@@ -45,8 +45,7 @@ SearchResult search(const Scenario& s, std::vector<std::string> pins = {}, int t
 }
 
 GroupSpan spanOf(const Scenario& s, GroupKind k) {
-    const HardwareGraph graph = buildHardwareGraph(s.cluster);
-    return placeLayout(s, graph).spanOf(k);
+    return placeLayout(s).spanOf(k);
 }
 
 std::string joined(const std::vector<std::string>& lines) {

@@ -315,6 +315,68 @@ private slots:
         QCOMPARE(kinds(l, l.route(0, 3)), kOneLeaf);
     }
 
+    // hardwareShape is the graph's sizes without the graph: evaluate() and the placement read
+    // it instead of building the graph, so it must agree with the graph on every cluster.
+    void shapeMatchesTheGraph() {
+        std::vector<ClusterSpec> clusters = {test::h100Nodes(1), test::h100Nodes(8),
+                                             test::h100Nodes(10), gb200Racks(2), gb200Racks(3)};
+        ClusterSpec c = test::h100Nodes(8);
+        c.rack_nodes = {3, 1}; // 3 + 1 + 4
+        clusters.push_back(c);
+        c = test::h100Nodes(8);
+        c.rack_nodes = {6}; // over capacity: widens it
+        clusters.push_back(c);
+        c = test::h100Nodes(4);
+        c.nics_per_node = 2;
+        c.fabric_topology = FabricTopology::fat_tree;
+        clusters.push_back(c);
+        c = test::h100Nodes(5); // lone GPUs in a rack domain: the last domain has one GPU
+        c.gpus_per_node = 1;
+        c.nics_per_node = 1;
+        c.nodes_per_rack = 4;
+        c.scale_up_domain = ScaleUpDomain::rack;
+        clusters.push_back(c);
+        c = gb200Racks(2);
+        c.nodes = 20; // a partial second rack and domain
+        clusters.push_back(c);
+        c = test::h100Nodes(200);
+        c.nodes_per_leaf = 3;
+        clusters.push_back(c);
+        c = test::h100Nodes(0);
+        clusters.push_back(c);
+        c = test::h100Nodes(2);
+        c.gpus_per_node = 0;
+        c.nics_per_node = -3;
+        clusters.push_back(c);
+        for (size_t i = 0; i < clusters.size(); ++i) {
+            const HardwareGraph g = buildHardwareGraph(clusters[i]);
+            const HardwareShape h = hardwareShape(clusters[i]);
+            const std::string at = "cluster " + std::to_string(i);
+            bool alike = g.rackCount() > 0;
+            for (int r = 0; r < g.rackCount(); ++r)
+                alike = alike && g.nodesInRack(r) == g.nodes_per_rack;
+            QVERIFY2(h.gpus == g.gpuCount(), at.c_str());
+            QVERIFY2(h.nodes == static_cast<int>(g.node_rack.size()), at.c_str());
+            QVERIFY2(h.gpus_per_node == g.gpus_per_node, at.c_str());
+            QVERIFY2(h.gpus_per_domain == g.gpus_per_domain, at.c_str());
+            QVERIFY2(h.nodes_per_rack == g.nodes_per_rack, at.c_str());
+            QVERIFY2(h.racks == g.rackCount(), at.c_str());
+            QVERIFY2(h.racks_alike == alike, at.c_str());
+            QVERIFY2(h.scale_up_switches == countVertices(g, VertexKind::scale_up_switch),
+                     at.c_str());
+            QVERIFY2(h.scale_up_switches == g.scale_up_switches, at.c_str());
+            QVERIFY2(h.nics == countVertices(g, VertexKind::nic), at.c_str());
+            QVERIFY2(h.leaves == countVertices(g, VertexKind::leaf_switch), at.c_str());
+            QVERIFY2(h.spines == countVertices(g, VertexKind::spine_switch), at.c_str());
+        }
+        // By hand: 5 lone GPUs in racks of 4 form domains of 4 and 1; only the first has a
+        // switch. 20 GB200 trays in racks of 18: domains of 72 and 8 GPUs, two switches.
+        QCOMPARE(hardwareShape(clusters[8]).scale_up_switches, 1);
+        QCOMPARE(hardwareShape(clusters[9]).scale_up_switches, 2);
+        QCOMPARE(hardwareShape(clusters[9]).racks, 2);
+        QVERIFY(!hardwareShape(clusters[9]).racks_alike);
+    }
+
     void badInputDoesNotCrash() {
         ClusterSpec c = test::h100Nodes(0);
         QCOMPARE(buildHardwareGraph(c).gpuCount(), 0);
@@ -381,8 +443,8 @@ private slots:
                    {2, 3, LinkKind::nic_leaf, 50, 1}};
         Report r;
         r.step_time_s = 2;
-        r.link_bytes = {90e9, 40e9, 20e9};
-        r.link_utilization = {0.1, 0.4, 0.2}; // bytes / (bandwidth x 2 s), as evaluate writes it
+        // Utilization = bytes / (bandwidth x 2 s), as evaluate writes it.
+        r.link_traffic = OnDemand<LinkTraffic>::of({{90e9, 40e9, 20e9}, {0.1, 0.4, 0.2}});
         // One cable: 40 GB / 2 s = 20 GB/s, 20 / 50 = 40%.
         const LinkLoad one = linkLoad(r, g, 1);
         QCOMPARE(one.links, 1);
@@ -414,8 +476,7 @@ private slots:
         QCOMPARE(linkName(g, 9), std::string());
         // No step time or no traffic: zero rates, no busiest.
         Report idle;
-        idle.link_bytes = {0, 0, 0};
-        idle.link_utilization = {0, 0, 0};
+        idle.link_traffic = OnDemand<LinkTraffic>::of({{0, 0, 0}, {0, 0, 0}});
         QCOMPARE(linkLoad(idle, g, 1).gbps, 0.0);
         QCOMPARE(busiestLink(idle), -1);
         QCOMPARE(busiestTier(tierLoads(idle, g)), -1);
@@ -443,8 +504,8 @@ private slots:
                    {7, 8, LinkKind::leaf_spine, 200, 1}}; // 6: leaf1, 40 GB
         Report r;
         r.step_time_s = 1;
-        r.link_bytes = {10e9, 20e9, 4e9, 6e9, 8e9, 30e9, 40e9};
-        r.link_utilization = {0.1, 0.2, 0.08, 0.12, 0.16, 0.15, 0.2};
+        r.link_traffic = OnDemand<LinkTraffic>::of(
+            {{10e9, 20e9, 4e9, 6e9, 8e9, 30e9, 40e9}, {0.1, 0.2, 0.08, 0.12, 0.16, 0.15, 0.2}});
         // Rack 0 alone: NVLink 10 GB of 100 GB/s = 10%; its two cables 4 + 6 = 10 GB of
         // 100 GB/s = 10%; leaf0's uplink (30 GB of 200 GB/s = 15%) but not leaf1's, whose
         // other cable reaches rack 1.

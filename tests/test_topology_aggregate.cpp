@@ -57,7 +57,7 @@ private slots:
         QCOMPARE(lines.value(1), QStringLiteral("pods 1–7 · racks 8–63 · nodes 32–255 · "
                                                 "1,792 GPUs · 56 leaf switches"));
         // Per tier the core's sums over racks 8-63: one line each, in tier order.
-        const std::vector<TierLoad> hidden = tierLoadsOfRacks(r, *r.graph, 8, 64);
+        const std::vector<TierLoad> hidden = tierLoadsOfRacks(r, *r.graph(), 8, 64);
         QCOMPARE(hidden.size(), size_t(4)); // NVLink, PCIe, InfiniBand leaf and spine
         QCOMPARE(lines.size(), qsizetype(3 + hidden.size()));
         for (size_t t = 0; t < hidden.size(); ++t) {
@@ -75,8 +75,8 @@ private slots:
                          qPrintable(line));
         }
         // The pods partition the links: pod 0 and the summed pods add up to every link.
-        const std::vector<TierLoad> shown = tierLoadsOfRacks(r, *r.graph, 0, 8);
-        const std::vector<TierLoad> all = tierLoads(r, *r.graph);
+        const std::vector<TierLoad> shown = tierLoadsOfRacks(r, *r.graph(), 0, 8);
+        const std::vector<TierLoad> all = tierLoads(r, *r.graph());
         QCOMPARE(all.size(), hidden.size());
         for (size_t t = 0; t < all.size(); ++t) {
             QCOMPARE(shown[t].load.links + hidden[t].load.links, all[t].load.links);

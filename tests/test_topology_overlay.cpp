@@ -99,7 +99,7 @@ private slots:
         ViewState state;
         TopologyView view(nullptr, &state);
         view.showResult(result);
-        const int gpus = result->report.graph->gpuCount();
+        const int gpus = result->report.graph()->gpuCount();
         QVERIFY(gpus >= 64);
         for (const GroupOverlay overlay : kGroupOverlays) {
             view.setOverlay(overlay);

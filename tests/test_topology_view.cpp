@@ -265,8 +265,8 @@ private slots:
         QCOMPARE(view.gpuFill(7).rgb(), utilizationColor(share).rgb());
         // Traffic: the busiest of the GPU's own links.
         state.setGpuMetric(GpuMetric::traffic);
-        const HardwareGraph& g = *result->report.graph;
-        const auto& u = result->report.link_utilization;
+        const HardwareGraph& g = *result->report.graph();
+        const auto& u = result->report.linkUtilization();
         const int nic = g.vertices[static_cast<size_t>(g.gpu_nic_vertex[7])].index;
         const double busiest =
             std::max({u[static_cast<size_t>(g.gpu_scale_up_link[7])],
@@ -362,7 +362,7 @@ private slots:
         // the core's LinkLoad of those 4 cables.
         const EvaluationResultPtr result = test::resultFor(defaultScenario());
         const Report& r = result->report;
-        const HardwareGraph& g = *r.graph;
+        const HardwareGraph& g = *r.graph();
         std::vector<int> cables;
         for (int node = 0; node < 4; ++node) {
             QCOMPARE(g.nic_leaf[static_cast<size_t>(node * 8)], g.nic_leaf[0]);
@@ -372,7 +372,7 @@ private slots:
         // By hand: the cables' bytes over the step time, against 4 x 48 GB/s.
         double bytes = 0;
         for (const int link : cables)
-            bytes += r.link_bytes[static_cast<size_t>(link)];
+            bytes += r.linkBytes()[static_cast<size_t>(link)];
         QVERIFY(bytes > 0);
         QCOMPARE(load.gbps, bytes / r.step_time_s / 1e9);
         QCOMPARE(load.bandwidth_gbps, 4 * 48.0);
@@ -397,12 +397,12 @@ private slots:
     void busiestLinkAndTierAreCalledOut() {
         const EvaluationResultPtr result = test::resultFor(defaultScenario());
         const Report& r = result->report;
-        const HardwareGraph& g = *r.graph;
+        const HardwareGraph& g = *r.graph();
         // The core's ranking: the first link of the highest utilization.
         int busiest = -1;
-        for (size_t id = 0; id < r.link_utilization.size(); ++id)
+        for (size_t id = 0; id < r.linkUtilization().size(); ++id)
             if (busiest < 0 ||
-                r.link_utilization[id] > r.link_utilization[static_cast<size_t>(busiest)])
+                r.linkUtilization()[id] > r.linkUtilization()[static_cast<size_t>(busiest)])
                 busiest = static_cast<int>(id);
         QCOMPARE(busiestLink(r), busiest);
         QCOMPARE(g.links[static_cast<size_t>(busiest)].kind, LinkKind::nic_leaf);

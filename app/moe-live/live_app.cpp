@@ -145,7 +145,6 @@ std::optional<Evaluated> evaluateJob(const Scenario& scenario, const std::string
     Evaluated e;
     e.scenario = scenario;
     auto t0 = std::chrono::steady_clock::now();
-    cache.link_traffic = false;
     auto report = std::make_shared<Report>(evaluate(scenario, 0, cache));
     e.evaluate_ms = msSince(t0);
     e.model = std::make_shared<ReplayModel>(scenario, *report);
@@ -229,7 +228,6 @@ void LiveApp::pollJob() {
 }
 
 void LiveApp::reevaluateNow(const Scenario* edited) {
-    frame_cache_.link_traffic = false;
     if (edited)
         current_.scenario = *edited;
     const auto t0 = std::chrono::steady_clock::now();

@@ -65,8 +65,8 @@ struct Evaluated {
     double evaluate_ms = 0;
     double candidates_ms = 0;
 };
-/// Evaluates `scenario` and its what-if candidates with `cache` (its link_traffic off: the map
-/// draws no links). nullopt when `job` (the worker's, if any) says the worker is stopping.
+/// Evaluates `scenario` and its what-if candidates with `cache`. nullopt when `job` (the worker's,
+/// if any) says the worker is stopping.
 std::optional<Evaluated> evaluateJob(const Scenario& scenario, const std::string& base_dir,
                                      EvaluationCache& cache, const EvaluationJob* job = nullptr);
 

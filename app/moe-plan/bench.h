@@ -27,6 +27,9 @@ struct BenchRow {
     const BenchInput* input = nullptr;
     int runs = 0;
     double median_s = 0, min_s = 0, max_s = 0;
+    /// What a view pays on first reading the per-GPU detail evaluate() leaves for later: the
+    /// hardware graph and the bytes on every link (median of a few reports).
+    double detail_median_s = 0;
 };
 
 /// Times evaluate() on each scenario: median of `repeat` runs after a warm-up (0 = as many as

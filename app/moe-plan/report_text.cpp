@@ -260,12 +260,11 @@ void addPowerRows(TextTable& table, const Scenario& s, const Economics& e) {
                                formatPower(p.nodes_w) + ", network " +
                                formatPower(p.nics_w + p.switches_w) +
                                (p.racks_w > 0 ? ", racks " + formatPower(p.racks_w) : "") + ")"});
-    if (!p.rack_w.empty()) {
-        const auto hottest = std::max_element(p.rack_w.begin(), p.rack_w.end());
+    if (p.hottest_rack >= 0) {
         table.addRow(
             {"rack power",
-             "up to " + formatPower(*hottest) + " per rack (rack " +
-                 std::to_string(hottest - p.rack_w.begin()) + ")" +
+             "up to " + formatPower(p.hottest_rack_w) + " per rack (rack " +
+                 std::to_string(p.hottest_rack) + ")" +
                  (c.rack_power_limit_kw > 0 ? ", limit " + formatPower(c.rack_power_limit_kw * 1000)
                                             : std::string())});
     }
@@ -549,7 +548,7 @@ void writeEconomicsJson(JsonWriter& json, const Scenario& s, const Economics& e)
         .field("it_w", p.it_w)
         .field("facility_w", p.facility_w);
     json.key("rack_w").beginArray();
-    for (const double w : p.rack_w)
+    for (const double w : rackPowerW(s.cluster))
         json.value(w);
     json.endArray().endObject();
     json.key("reliability")
@@ -681,14 +680,14 @@ std::string reportJson(const Scenario& s, const Report& r) {
     // Per link class totals keep the JSON small for 2048-GPU clusters; per-link figures are
     // for the views.
     double up_bytes = 0, out_bytes = 0, max_util = 0;
-    for (size_t i = 0; i < r.link_bytes.size(); ++i) {
-        (r.graph->links[i].linkClass() == LinkClass::scale_up ? up_bytes : out_bytes) +=
-            r.link_bytes[i];
-        max_util = std::max(max_util, r.link_utilization[i]);
+    for (size_t i = 0; i < r.linkBytes().size(); ++i) {
+        (r.graph()->links[i].linkClass() == LinkClass::scale_up ? up_bytes : out_bytes) +=
+            r.linkBytes()[i];
+        max_util = std::max(max_util, r.linkUtilization()[i]);
     }
     json.key("links")
         .beginObject()
-        .field("count", static_cast<int64_t>(r.link_bytes.size()))
+        .field("count", static_cast<int64_t>(r.linkBytes().size()))
         .field("scale_up_bytes", up_bytes)
         .field("scale_out_bytes", out_bytes)
         .field("max_utilization", max_util)

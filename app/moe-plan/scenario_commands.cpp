@@ -59,7 +59,7 @@ int runShow(const ScenarioOptions& o, CommandIo& io) {
     if (!scenario)
         return kExitBadInput;
     const HardwareGraph graph = buildHardwareGraph(scenario->cluster);
-    const Placement placement = placeLayout(*scenario, graph);
+    const Placement placement = placeLayout(*scenario);
     io.out() << (io.json() ? showJson(*scenario, graph, placement)
                            : showText(*scenario, graph, placement));
     return kExitOk;

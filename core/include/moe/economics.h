@@ -7,13 +7,12 @@
 // documented next to their code in economics.cpp.
 
 #include "moe/scenario.h"
+#include "moe/topology.h"
 
 #include <string>
 #include <vector>
 
 namespace moe {
-
-struct HardwareGraph;
 
 /// Purchase price of the cluster, from the catalog's estimates or the scenario's overrides.
 struct CapitalCost {
@@ -35,15 +34,20 @@ struct PowerDraw {
     double nodes_w = 0; ///< per-node overhead (CPUs, memory, NVSwitches, fans)
     double nics_w = 0;
     double switches_w = 0;
-    double racks_w = 0;         ///< per-rack overhead (NVL72 NVLink switch trays)
-    double it_w = 0;            ///< sum of the above
-    double facility_w = 0;      ///< it_w x PUE
-    std::vector<double> rack_w; ///< IT power of each rack (rackPowerW), fabric switches excluded
+    double racks_w = 0;    ///< per-rack overhead (NVL72 NVLink switch trays)
+    double it_w = 0;       ///< sum of the above
+    double facility_w = 0; ///< it_w x PUE
+    /// The rack that draws the most IT power (the first of equals; -1 without racks) and its
+    /// draw. Each rack's own is rackPowerW(cluster): a list that grows with the cluster.
+    int hottest_rack = -1;
+    double hottest_rack_w = 0;
 };
 
 /// IT power each rack draws: its nodes' GPUs, NICs and node overhead, plus the rack's own
 /// overhead. Fabric switches sit in network racks and are not counted here.
 std::vector<double> rackPowerW(const ClusterSpec& cluster);
+/// The same for one rack of `nodes_in_rack` nodes.
+double rackPowerW(const ClusterSpec& cluster, int nodes_in_rack);
 
 /// Failures, checkpoints and the share of wall-clock time that trains the model.
 struct ReliabilityFigures {
@@ -131,7 +135,7 @@ struct EconomicsInput {
     double tokens_per_s = 0;
     double tokens_per_s_per_gpu = 0;
     double time_to_train_s = 0;
-    const HardwareGraph* graph = nullptr; ///< the fabric's switches and cables (capital)
+    const HardwareShape* hardware = nullptr; ///< racks, fabric switches and cables (capital)
 };
 
 /// The economics of `scenario` at the evaluated throughput.

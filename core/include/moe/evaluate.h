@@ -21,15 +21,18 @@ Report evaluate(const Scenario& scenario, uint64_t routing_step = 0);
 /// State reused across many evaluations on one cluster (the layout search): the hardware graph
 /// and recent routing samples. The figures are identical to evaluate(scenario, routing_step).
 /// Not thread-safe: one per thread.
+using GraphOnDemand = OnDemand<HardwareGraph>;
+
 struct EvaluationCache {
-    std::shared_ptr<const HardwareGraph> graph;
-    ClusterSpec graph_cluster; ///< what `graph` was built from
+    std::shared_ptr<const GraphOnDemand> graph; ///< built only if some report's graph() is read
+    ClusterSpec graph_cluster;                  ///< what `graph` is built from
+    HardwareShape hardware;                     ///< hardwareShape(graph_cluster)
     ExpertLoadCache loads;
     /// Recent placements and what they were placed from, newest first: a search evaluates
     /// many candidates (micro-batch, recompute, schedule, interleaving, for each allowed rank
     /// order) on one set of degrees, and placing a 131,072-GPU layout costs more than pricing it.
     struct PlacedLayout {
-        std::shared_ptr<const HardwareGraph> graph; ///< the graph it was placed on
+        std::shared_ptr<const GraphOnDemand> graph; ///< the cluster it was placed on
         LayoutSpec layout;                          ///< schedule, vpp and routing limits cleared
         int experts = 0;
         int moe_layers = 0;
@@ -37,9 +40,6 @@ struct EvaluationCache {
     };
     std::vector<PlacedLayout> placements;
     static constexpr size_t kRecentPlacements = 4; ///< the orders a search tries, usually
-    /// false leaves report.link_bytes and link_utilization empty (nothing else depends on
-    /// them): the per-link accounting is an eighth of a large cluster's evaluation.
-    bool link_traffic = true;
     /// false leaves report.load and report.warnings empty (the warnings read the load): the
     /// step is priced from the cached routing sample without copying it, for callers that read
     /// only the figures (the layout search).

@@ -2,7 +2,7 @@
 // What the links of the hardware graph carry in one step, as the topology diagram labels them:
 // bytes per step, the mean rate over the step (GB/s) and the share of the bandwidth it uses, for
 // one link, for a bundle of links drawn as one line, and for each link tier; the busiest link
-// and the busiest tier. Read from report.link_bytes (evaluate's traffic per link and step).
+// and the busiest tier. Read from report.linkBytes() (evaluate's traffic per link and step).
 
 #include "moe/report.h"
 #include "moe/topology.h"
@@ -18,7 +18,7 @@ struct LinkLoad {
     double bytes = 0;          ///< per step, summed over the links
     double gbps = 0;           ///< bytes / step time: the mean rate over the step, GB/s
     double bandwidth_gbps = 0; ///< the links' summed bandwidth, GB/s per direction
-    double utilization = 0;    ///< gbps / bandwidth_gbps (one link: report.link_utilization)
+    double utilization = 0;    ///< gbps / bandwidth_gbps (one link: report.linkUtilization())
 };
 
 /// The load of `links` (ids into graph.links; ids out of range are skipped).

@@ -120,8 +120,10 @@ struct Placement {
     std::shared_ptr<GroupLists> group_lists;
 };
 
-/// Places a validated scenario (see validateScenario) on its hardware graph.
-Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph);
+/// Places a validated scenario (see validateScenario) on its cluster. The hardware graph is not
+/// needed: spans come from the cluster's shape (hardwareShape), so placing costs nothing per GPU
+/// when racks are alike.
+Placement placeLayout(const Scenario& scenario);
 
 /// The layout in words, one sentence per line, e.g. "EP=8 inside nodes so the all-to-all rides
 /// NVLink, DP=8 across nodes so the gradient all-reduce uses InfiniBand".

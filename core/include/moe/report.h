@@ -7,6 +7,7 @@
 #include "moe/economics.h"
 #include "moe/expert_load.h"
 #include "moe/model_costs.h"
+#include "moe/on_demand.h"
 #include "moe/placement.h"
 #include "moe/step_costs.h"
 #include "moe/topology.h"
@@ -63,17 +64,41 @@ struct Throughput {
     // checkpoints and the cost basis.
 };
 
+/// Bytes on every link of the hardware graph in one step, and what share of the link's
+/// bandwidth they use.
+struct LinkTraffic {
+    std::vector<double> bytes;       ///< per link id, per step (the busier direction)
+    std::vector<double> utilization; ///< bytes / (bandwidth x step time), 0..1+
+};
+
 struct Report {
     int gpus = 0;
     int micro_batches = 0;
     ParamCounts params;
-    std::shared_ptr<const HardwareGraph> graph;
+    HardwareShape hardware; ///< the cluster's sizes (the graph's, without building it)
     std::shared_ptr<const Placement> placement;
     std::vector<std::string> layout_description;
 
     std::vector<Collective> collectives;
-    std::vector<double> link_bytes;       ///< per link id, per step
-    std::vector<double> link_utilization; ///< bytes / (bandwidth x step time), 0..1+
+
+    /// The per-GPU and per-link detail is built when a view or an export first asks for it,
+    /// not by evaluate(): it is all that grows with the cluster (a 65,536-GPU graph has 200,000
+    /// vertices). Both are shared by copies of the report.
+    std::shared_ptr<const OnDemand<HardwareGraph>> hardware_graph;
+    std::shared_ptr<const OnDemand<LinkTraffic>> link_traffic;
+    /// The hardware graph (null for a report evaluate() did not make).
+    std::shared_ptr<const HardwareGraph> graph() const {
+        return hardware_graph
+                   ? std::shared_ptr<const HardwareGraph>(hardware_graph, &hardware_graph->get())
+                   : nullptr;
+    }
+    /// Per link id of graph(); empty for a report evaluate() did not make.
+    const std::vector<double>& linkBytes() const { return linkTraffic().bytes; }
+    const std::vector<double>& linkUtilization() const { return linkTraffic().utilization; }
+    const LinkTraffic& linkTraffic() const {
+        static const LinkTraffic none;
+        return link_traffic ? link_traffic->get() : none;
+    }
 
     ExpertLoad load;
     std::vector<StageResult> stages;

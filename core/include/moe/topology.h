@@ -82,4 +82,24 @@ struct HardwareGraph {
 
 HardwareGraph buildHardwareGraph(const ClusterSpec& cluster);
 
+/// The graph's sizes in closed form, without building it: what the placement, the economics and
+/// the warnings read, so evaluate() costs the same on any cluster size. buildHardwareGraph lays
+/// its vertices out by the same figures.
+struct HardwareShape {
+    int gpus = 0; ///< 0 for a cluster too large for a graph (a validation error)
+    int nodes = 0;
+    int gpus_per_node = 1;
+    int gpus_per_domain = 1;
+    int nodes_per_rack = 1; ///< a rack's capacity, widened to the fullest listed rack
+    int racks = 0;
+    bool racks_alike = false; ///< every rack holds nodes_per_rack nodes
+    int scale_up_switches = 0;
+    int nics = 0;
+    int leaves = 0;
+    int spines = 0;
+    int nodeOf(int gpu) const { return gpu / std::max(1, gpus_per_node); }
+};
+/// O(1), or O(racks) when cluster.rack_nodes lists racks by hand.
+HardwareShape hardwareShape(const ClusterSpec& cluster);
+
 } // namespace moe

@@ -332,17 +332,20 @@ GroupSpan worstSpan(const Placement& p, GroupKind k) {
     return worst;
 }
 
-SpanGeometry spanGeometry(const HardwareGraph& graph) {
+/// The graph's racks without the graph (hardwareShape): O(1) when racks are alike, otherwise
+/// each node's rack, laid out as buildHardwareGraph lays them.
+SpanGeometry spanGeometry(const ClusterSpec& cluster, const HardwareShape& shape) {
     SpanGeometry g;
-    g.gpus_per_node = std::max(1, graph.gpus_per_node);
-    g.gpus_per_domain = std::max(1, graph.gpus_per_domain);
-    bool alike = graph.rackCount() > 0;
-    for (int r = 0; r < graph.rackCount() && alike; ++r)
-        alike = graph.nodesInRack(r) == graph.nodes_per_rack;
-    if (alike)
-        g.gpus_per_rack = g.gpus_per_node * std::max(1, graph.nodes_per_rack);
-    else
-        g.node_rack = graph.node_rack;
+    g.gpus_per_node = std::max(1, shape.gpus_per_node);
+    g.gpus_per_domain = std::max(1, shape.gpus_per_domain);
+    if (shape.racks_alike) {
+        g.gpus_per_rack = g.gpus_per_node * std::max(1, shape.nodes_per_rack);
+        return g;
+    }
+    g.node_rack.reserve(static_cast<size_t>(shape.nodes));
+    int rack = 0;
+    for (const int in_rack : cluster.nodesInRacks())
+        g.node_rack.insert(g.node_rack.end(), static_cast<size_t>(in_rack), rack++);
     return g;
 }
 
@@ -414,10 +417,11 @@ void placeExperts(const Scenario& sc, Placement& p) {
 
 } // namespace
 
-Placement placeLayout(const Scenario& scenario, const HardwareGraph& graph) {
+Placement placeLayout(const Scenario& scenario) {
     Placement p;
-    p.gpu_count = graph.gpuCount();
-    p.geometry = spanGeometry(graph);
+    const HardwareShape shape = hardwareShape(scenario.cluster);
+    p.gpu_count = shape.gpus;
+    p.geometry = spanGeometry(scenario.cluster, shape);
     p.worst_span.assign(kGroupKindCount, GroupSpan{});
     p.group_lists = std::make_shared<Placement::GroupLists>();
 

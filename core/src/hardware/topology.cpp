@@ -91,9 +91,13 @@ struct GraphShape {
     int gpus = 0, domains = 0, nics = 0;
     bool rail = false, fabric = false;
     int nodes_per_leaf = 1, leaves = 0, spines = 0, spines_per_leaf = 0;
-    std::vector<int> domain_switch; ///< per domain: its scale-up switch, -1 for a lone GPU
     int switches = 0;
     int switch_base = 0, nic_base = 0, leaf_base = 0, spine_base = 0;
+    bool too_large = false; ///< past kMaxGraphGpus: the graph stays empty
+
+    /// Domain d's scale-up switch, -1 for a lone GPU. Only the last domain can be partial, so
+    /// the switches are numbered like the domains.
+    int domainSwitch(int d) const { return std::min(gpd, gpus - d * gpd) > 1 ? d : -1; }
 };
 
 /// Fabric shape. A single node talks to nobody over the fabric, so it gets none.
@@ -114,6 +118,33 @@ void shapeFabric(const ClusterSpec& c, GraphShape& sh) {
             ? std::max(1, ceilDiv(static_cast<int64_t>(sh.leaves) * kLeafUpPorts, kSpinePorts))
             : 0;
     sh.spines_per_leaf = std::min(sh.spines, kMaxSpinesPerLeaf);
+}
+
+/// Every size of the graph, in O(1): racks aside, nothing here depends on the cluster's size.
+GraphShape graphShape(const ClusterSpec& c) {
+    GraphShape sh;
+    // Degrees below 1 are validation errors; clamping keeps the graph well-formed meanwhile.
+    sh.nodes = std::max(0, c.nodes);
+    sh.gpn = std::max(1, c.gpus_per_node);
+    sh.nics_per_node = std::max(1, c.nics_per_node);
+    sh.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
+    sh.gpd = sh.rack_domain ? sh.gpn * std::max(1, c.nodes_per_rack) : sh.gpn;
+    sh.too_large = static_cast<int64_t>(sh.nodes) * sh.gpn > kMaxGraphGpus ||
+                   static_cast<int64_t>(sh.nodes) * sh.nics_per_node > kMaxGraphGpus ||
+                   sh.gpd > kMaxGraphGpus;
+    if (sh.too_large)
+        return sh;
+    sh.gpus = sh.nodes * sh.gpn;
+    sh.domains = sh.gpus == 0 ? 0 : ceilDiv(sh.gpus, sh.gpd);
+    sh.nics = sh.nodes * sh.nics_per_node;
+    shapeFabric(c, sh);
+    if (sh.gpd > 1 && sh.domains > 0)
+        sh.switches = sh.domainSwitch(sh.domains - 1) >= 0 ? sh.domains : sh.domains - 1;
+    sh.switch_base = sh.gpus;
+    sh.nic_base = sh.switch_base + sh.switches;
+    sh.leaf_base = sh.nic_base + sh.nics;
+    sh.spine_base = sh.leaf_base + sh.leaves;
+    return sh;
 }
 
 std::string nodeLabel(int node) {
@@ -143,12 +174,12 @@ void addGpuVertices(const GraphShape& sh, HardwareGraph& g) {
 /// Scale-up switches, one per domain of two or more GPUs.
 void addScaleUpSwitchVertices(const GraphShape& sh, HardwareGraph& g) {
     for (int d = 0; d < sh.domains; ++d) {
-        if (sh.domain_switch[d] < 0)
+        if (sh.domainSwitch(d) < 0)
             continue;
         const int first_node = d * sh.gpd / sh.gpn;
         Vertex v;
         v.kind = VertexKind::scale_up_switch;
-        v.index = sh.domain_switch[d];
+        v.index = sh.domainSwitch(d);
         v.rack = g.node_rack[first_node];
         v.node = sh.rack_domain ? -1 : first_node;
         v.domain = d;
@@ -224,7 +255,7 @@ int addLink(HardwareGraph& g, int a, int b, LinkKind kind, double bw, double lat
 // fabric) is split over the two NIC<->leaf links of a NIC->leaf->NIC path.
 void addScaleUpAndNicLinks(const ClusterSpec& c, const GraphShape& sh, HardwareGraph& g) {
     for (int gpu = 0; gpu < sh.gpus; ++gpu) {
-        const int sw = sh.domain_switch[gpu / sh.gpd];
+        const int sw = sh.domainSwitch(gpu / sh.gpd);
         if (sw >= 0)
             g.gpu_scale_up_link[gpu] = addLink(g, gpu, sh.switch_base + sw, LinkKind::scale_up,
                                                c.gpu.scale_up_gbps, c.gpu.scale_up_latency_us / 2);
@@ -269,21 +300,12 @@ void addLeafSpineLinks(const ClusterSpec& c, const GraphShape& sh,
 
 HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
     HardwareGraph g;
-    GraphShape sh;
-    // Degrees below 1 are validation errors; clamping keeps the graph well-formed meanwhile.
-    sh.nodes = std::max(0, c.nodes);
-    sh.gpn = std::max(1, c.gpus_per_node);
-    const int npr = std::max(1, c.nodes_per_rack);
-    sh.nics_per_node = std::max(1, c.nics_per_node);
-    sh.rack_domain = c.scale_up_domain == ScaleUpDomain::rack;
-    sh.gpd = sh.rack_domain ? sh.gpn * npr : sh.gpn;
+    const GraphShape sh = graphShape(c);
     g.gpus_per_node = sh.gpn;
-    g.nodes_per_rack = npr;
+    g.nodes_per_rack = std::max(1, c.nodes_per_rack);
     g.gpus_per_domain = sh.gpd;
-    if (static_cast<int64_t>(sh.nodes) * sh.gpn > kMaxGraphGpus ||
-        static_cast<int64_t>(sh.nodes) * sh.nics_per_node > kMaxGraphGpus || sh.gpd > kMaxGraphGpus)
+    if (sh.too_large)
         return g;
-    sh.gpus = sh.nodes * sh.gpn;
     // Racks hold consecutive nodes; a rack listed over capacity (a validation error) widens the
     // capacity so drawings still fit it.
     g.rack_first_node.push_back(0);
@@ -293,24 +315,10 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
         g.rack_first_node.push_back(g.rack_first_node.back() + in_rack);
         g.nodes_per_rack = std::max(g.nodes_per_rack, in_rack);
     }
-    sh.domains = sh.gpus == 0 ? 0 : ceilDiv(sh.gpus, sh.gpd);
-    sh.nics = sh.nodes * sh.nics_per_node;
-    shapeFabric(c, sh);
-
-    sh.domain_switch.assign(sh.domains, -1);
-    for (int d = 0; d < sh.domains; ++d)
-        if (std::min(sh.gpd, sh.gpus - d * sh.gpd) > 1)
-            sh.domain_switch[d] = sh.switches++;
-
     g.scale_up_switches = sh.switches;
     g.nics = sh.nics;
     g.leaves = sh.leaves;
     g.spines = sh.spines;
-
-    sh.switch_base = sh.gpus;
-    sh.nic_base = sh.switch_base + sh.switches;
-    sh.leaf_base = sh.nic_base + sh.nics;
-    sh.spine_base = sh.leaf_base + sh.leaves;
     g.vertices.reserve(static_cast<size_t>(sh.spine_base + sh.spines));
     g.links.reserve(static_cast<size_t>(2 * sh.gpus + (sh.fabric ? sh.nics : 0) +
                                         sh.leaves * sh.spines_per_leaf));
@@ -331,6 +339,33 @@ HardwareGraph buildHardwareGraph(const ClusterSpec& c) {
     addScaleUpAndNicLinks(c, sh, g);
     addLeafSpineLinks(c, sh, leaf_downlinks, g);
     return g;
+}
+
+HardwareShape hardwareShape(const ClusterSpec& c) {
+    const GraphShape sh = graphShape(c);
+    HardwareShape h;
+    h.nodes = sh.too_large ? 0 : sh.nodes;
+    h.gpus = sh.gpus;
+    h.gpus_per_node = sh.gpn;
+    h.gpus_per_domain = sh.gpd;
+    h.scale_up_switches = sh.switches;
+    h.nics = sh.nics;
+    h.leaves = sh.leaves;
+    h.spines = sh.spines;
+    h.nodes_per_rack = std::max(1, c.nodes_per_rack);
+    if (c.rack_nodes.empty()) { // full racks and perhaps one partial last rack
+        h.racks = ceilDiv(h.nodes, h.nodes_per_rack);
+        h.racks_alike = h.racks > 0 && h.nodes % h.nodes_per_rack == 0;
+        return h;
+    }
+    const std::vector<int> racks = c.nodesInRacks(); // as buildHardwareGraph lays them out
+    h.racks = static_cast<int>(racks.size());
+    for (const int in_rack : racks)
+        h.nodes_per_rack = std::max(h.nodes_per_rack, in_rack);
+    h.racks_alike = h.racks > 0 && std::all_of(racks.begin(), racks.end(), [&](int in_rack) {
+                        return in_rack == h.nodes_per_rack;
+                    });
+    return h;
 }
 
 // Traffic between different nodes takes the simple path through the source GPU's own NIC.

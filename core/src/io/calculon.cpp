@@ -136,8 +136,7 @@ json calculonExecution(const Scenario& s, std::vector<std::string>& notes) {
     const LayoutSpec& l = s.layout;
     const ClusterSpec& c = s.cluster;
     const int cp = l.cp;
-    const HardwareGraph graph = buildHardwareGraph(c);
-    const Placement placement = placeLayout(s, graph);
+    const Placement placement = placeLayout(s);
     auto tier = [&](GroupKind k) {
         return placement.spanOf(k).link_class == LinkClass::scale_up ? 0 : 1;
     };

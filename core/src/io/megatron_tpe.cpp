@@ -224,7 +224,7 @@ std::optional<Layout> layoutOf(const Scenario& s, Diagnostics& diagnostics) {
     out.dense_layers = s.model.dense_layers;
     out.moe_layers = s.model.moeLayers();
     out.stages = splitLayers(s.model, l);
-    const Placement placement = placeLayout(s, buildHardwareGraph(s.cluster));
+    const Placement placement = placeLayout(s);
     out.coords.resize(static_cast<std::size_t>(placement.gpuCount()));
     for (int gpu = 0; gpu < placement.gpuCount(); ++gpu)
         out.coords[static_cast<std::size_t>(gpu)] = placement.coordsOf(gpu);

@@ -21,25 +21,27 @@ void add(std::vector<DesignWarning>& out, Sev severity, WarningFigures figures,
 
 /// Racks over cluster.rack_power_limit_kw: the feed or the cooling cannot carry them.
 void rackPower(const ClusterSpec& c, const Report& report, std::vector<DesignWarning>& out) {
-    if (c.rack_power_limit_kw <= 0 || !report.graph || report.graph->rackCount() == 0)
+    if (c.rack_power_limit_kw <= 0 || report.hardware.racks == 0)
         return;
-    const HardwareGraph& graph = *report.graph;
+    const std::vector<int> rack_nodes = c.nodesInRacks();
+    const int gpus_per_node = report.hardware.gpus_per_node;
     const std::vector<double> rack_w = rackPowerW(c);
     const double limit_w = c.rack_power_limit_kw * 1000;
     RackPowerOver f;
     f.limit_kw = c.rack_power_limit_kw;
     std::vector<int> gpus;
-    for (int rack = 0; rack < static_cast<int>(rack_w.size()); ++rack) {
+    int first_node = 0;
+    for (int rack = 0; rack < static_cast<int>(rack_w.size()); first_node += rack_nodes[rack++]) {
         if (rack_w[rack] <= limit_w * (1 + warning_threshold::kRackPowerSlack))
             continue;
         if (f.racks_over++ == 0) {
             f.first_rack = rack;
             f.first_rack_kw = rack_w[rack] / 1000;
-            f.first_rack_nodes = graph.nodesInRack(rack);
+            f.first_rack_nodes = rack_nodes[rack];
         }
-        for (int node = graph.rack_first_node[rack]; node < graph.rack_first_node[rack + 1]; ++node)
-            for (int local = 0; local < graph.gpus_per_node; ++local)
-                gpus.push_back(node * graph.gpus_per_node + local);
+        for (int gpu = first_node * gpus_per_node;
+             gpu < (first_node + rack_nodes[rack]) * gpus_per_node; ++gpu)
+            gpus.push_back(gpu);
     }
     if (f.racks_over > 0)
         add(out, Sev::critical, f, std::move(gpus));

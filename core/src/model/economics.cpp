@@ -36,19 +36,19 @@ bool positive(double v) {
 }
 
 /// Capital cost: every item at its (estimated or overridden) unit price. The scale-out fabric
-/// is the report's hardware graph: its leaf and spine switches, one cable per NIC to its leaf
-/// and, with spines, one uplink cable per 1/oversubscription of a NIC (a leaf's up ports match
-/// its down ports divided by the oversubscription).
-CapitalCost capitalCost(const ClusterSpec& c, const HardwareGraph* graph) {
+/// is the hardware graph's (its shape): its leaf and spine switches, one cable per NIC to its
+/// leaf and, with spines, one uplink cable per 1/oversubscription of a NIC (a leaf's up ports
+/// match its down ports divided by the oversubscription).
+CapitalCost capitalCost(const ClusterSpec& c, const HardwareShape* hardware) {
     CapitalCost k;
     const double gpus = c.gpuCount();
     const double nics = static_cast<double>(c.nodes) * c.nics_per_node;
-    k.racks = c.rackCount();
-    if (graph) {
-        k.switches = graph->leaves + graph->spines;
-        if (graph->leaves > 0) {
+    k.racks = hardware ? hardware->racks : c.rackCount();
+    if (hardware) {
+        k.switches = hardware->leaves + hardware->spines;
+        if (hardware->leaves > 0) {
             const double uplinks =
-                graph->spines > 0 ? std::ceil(nics / std::max(1.0, c.oversubscription)) : 0.0;
+                hardware->spines > 0 ? std::ceil(nics / std::max(1.0, c.oversubscription)) : 0.0;
             k.cables = static_cast<int>(nics + uplinks);
         }
     }
@@ -74,7 +74,19 @@ PowerDraw powerDraw(const ClusterSpec& c, const CapitalCost& k) {
     p.racks_w = k.racks * c.rack_overhead_w;
     p.it_w = p.gpus_w + p.nodes_w + p.nics_w + p.switches_w + p.racks_w;
     p.facility_w = p.it_w * c.pue;
-    p.rack_w = rackPowerW(c);
+    // Racks fill in order, so without racks listed by hand the first is the fullest.
+    const int fullest = c.rack_nodes.empty() ? std::min(c.nodes, std::max(1, c.nodes_per_rack)) : 0;
+    if (fullest > 0) {
+        p.hottest_rack = 0;
+        p.hottest_rack_w = rackPowerW(c, fullest);
+    } else if (!c.rack_nodes.empty()) {
+        const std::vector<double> rack_w = rackPowerW(c);
+        const auto hottest = std::max_element(rack_w.begin(), rack_w.end());
+        if (hottest != rack_w.end()) {
+            p.hottest_rack = static_cast<int>(hottest - rack_w.begin());
+            p.hottest_rack_w = *hottest;
+        }
+    }
     return p;
 }
 
@@ -105,12 +117,16 @@ void chooseInterval(double fixed_interval_s, ReliabilityFigures& f) {
 
 } // namespace
 
-std::vector<double> rackPowerW(const ClusterSpec& c) {
+double rackPowerW(const ClusterSpec& c, int nodes_in_rack) {
     const double node_w =
         c.gpus_per_node * c.gpu.power_w + c.nics_per_node * c.nic.power_w + c.node_overhead_w;
+    return nodes_in_rack * node_w + c.rack_overhead_w;
+}
+
+std::vector<double> rackPowerW(const ClusterSpec& c) {
     std::vector<double> racks;
     for (const int nodes : c.nodesInRacks())
-        racks.push_back(nodes * node_w + c.rack_overhead_w);
+        racks.push_back(rackPowerW(c, nodes));
     return racks;
 }
 
@@ -164,7 +180,7 @@ Economics computeEconomics(const Scenario& s, const EconomicsInput& r) {
     // Cost per hour. Renting: the GPU-hour price covers the hardware, plus energy only when the
     // scenario prices it. Owning: the capital written off linearly over the amortization
     // period, plus the facility's energy. These are the run's only energy and cost figures.
-    e.capital = capitalCost(c, r.graph);
+    e.capital = capitalCost(c, r.hardware);
     e.power = powerDraw(c, e.capital);
     e.rental = c.gpu_hour_usd > 0;
     e.electricity_estimated = c.electricity_usd_per_kwh <= 0 && !e.rental;

@@ -17,24 +17,24 @@ namespace {
 
 /// Bytes on every link: each group adds its members' per-step bytes, by its own stage; the
 /// utilization divides them by what the link carries in one step.
-void addLinkTraffic(Report& report, const StepCostModel& model) {
-    const HardwareGraph* graph = report.graph.get();
-    const Placement* placement = report.placement.get();
+LinkTraffic linkTraffic(const HardwareGraph& graph, const Placement& placement,
+                        const StepCostModel& model, double step_time_s) {
+    LinkTraffic traffic;
     const double m = model.micro_batches;
     const double pp_bytes = 2.0 * m * model.layout.vpp * model.pp_message_bytes;
-    report.link_bytes.assign(graph->links.size(), 0.0);
+    traffic.bytes.assign(graph.links.size(), 0.0);
     std::vector<int> members; // reused: no allocation per group
     auto load_links = [&](GroupKind kind, auto bytes_of) {
-        if (placement->axis(kind).size <= 1)
+        if (placement.axis(kind).size <= 1)
             return;
-        for (int gi = 0; gi < placement->groupCount(kind); ++gi) {
-            const int stage = placement->coordsOf(placement->memberGpu(kind, gi, 0)).pp;
+        for (int gi = 0; gi < placement.groupCount(kind); ++gi) {
+            const int stage = placement.coordsOf(placement.memberGpu(kind, gi, 0)).pp;
             const StageCosts& st = model.stages[static_cast<size_t>(stage)];
             const auto [up, out] = bytes_of(st.traffic, st.sync);
             if (up + out <= 0)
                 continue;
-            placement->membersOf(kind, gi, members);
-            addLinkBytes(*graph, members, up, out, report.link_bytes);
+            placement.membersOf(kind, gi, members);
+            addLinkBytes(graph, members, up, out, traffic.bytes);
         }
     };
     load_links(GroupKind::ep, [&](const StageTraffic& t, const StageSync&) {
@@ -56,11 +56,21 @@ void addLinkTraffic(Report& report, const StepCostModel& model) {
     load_links(GroupKind::pp, [&](const StageTraffic&, const StageSync&) {
         return model.pp_scale_out ? std::pair{0.0, pp_bytes} : std::pair{pp_bytes, 0.0};
     });
-    report.link_utilization.resize(report.link_bytes.size());
-    for (size_t i = 0; i < report.link_bytes.size(); ++i) {
-        const double capacity = graph->links[i].bandwidth_gbps * 1e9 * report.step_time_s;
-        report.link_utilization[i] = capacity > 0 ? report.link_bytes[i] / capacity : 0.0;
+    traffic.utilization.resize(traffic.bytes.size());
+    for (size_t i = 0; i < traffic.bytes.size(); ++i) {
+        const double capacity = graph.links[i].bandwidth_gbps * 1e9 * step_time_s;
+        traffic.utilization[i] = capacity > 0 ? traffic.bytes[i] / capacity : 0.0;
     }
+    return traffic;
+}
+
+/// The report's link traffic, counted when first read (Report::linkTraffic).
+std::shared_ptr<const OnDemand<LinkTraffic>> linkTrafficOnDemand(const Report& report) {
+    return std::make_shared<const OnDemand<LinkTraffic>>(
+        [graph = report.hardware_graph, placement = report.placement, model = report.costs,
+         step_time_s = report.step_time_s] {
+            return linkTraffic(graph->get(), *placement, *model, step_time_s);
+        });
 }
 
 /// The collectives of the slowest stage, per step and per GPU.
@@ -135,10 +145,10 @@ LayoutSpec placementInputs(const LayoutSpec& layout) {
 }
 
 std::shared_ptr<const Placement> placementFor(const Scenario& s,
-                                              const std::shared_ptr<const HardwareGraph>& graph,
+                                              const std::shared_ptr<const GraphOnDemand>& graph,
                                               EvaluationCache* cache) {
     if (!cache)
-        return std::make_shared<const Placement>(placeLayout(s, *graph));
+        return std::make_shared<const Placement>(placeLayout(s));
     EvaluationCache::PlacedLayout entry{graph, placementInputs(s.layout), s.model.experts,
                                         s.model.moeLayers(), nullptr};
     auto& recent = cache->placements;
@@ -149,7 +159,7 @@ std::shared_ptr<const Placement> placementFor(const Scenario& s,
             return recent.front().placement;
         }
     }
-    entry.placement = std::make_shared<const Placement>(placeLayout(s, *graph));
+    entry.placement = std::make_shared<const Placement>(placeLayout(s));
     if (recent.size() >= EvaluationCache::kRecentPlacements)
         recent.pop_back();
     recent.insert(recent.begin(), std::move(entry));
@@ -161,18 +171,22 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     report.gpus = s.cluster.gpuCount();
     report.micro_batches = microBatchesPerStep(s);
     report.params = countParams(s.model);
-    std::shared_ptr<const HardwareGraph> graph;
+    std::shared_ptr<const GraphOnDemand> graph;
     if (cache && cache->graph && cache->graph_cluster == s.cluster) {
         graph = cache->graph;
+        report.hardware = cache->hardware;
     } else {
-        graph = std::make_shared<const HardwareGraph>(buildHardwareGraph(s.cluster));
+        graph = std::make_shared<const GraphOnDemand>(
+            [cluster = s.cluster] { return buildHardwareGraph(cluster); });
+        report.hardware = hardwareShape(s.cluster);
         if (cache) {
             cache->graph = graph;
             cache->graph_cluster = s.cluster;
+            cache->hardware = report.hardware;
         }
     }
     const std::shared_ptr<const Placement> placement = placementFor(s, graph, cache);
-    report.graph = graph;
+    report.hardware_graph = graph;
     report.placement = placement;
     report.layout_description = describeLayout(s, *placement);
     std::shared_ptr<const SharedExpertLoad> shared_load; // priced in place of report.load
@@ -202,8 +216,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         report.stages.push_back(std::move(result));
     }
     addCollectives(report, s, *model, price);
-    if (!cache || cache->link_traffic)
-        addLinkTraffic(report, *model);
+    report.link_traffic = linkTrafficOnDemand(report);
 
     // Memory: the stage with the least margin.
     report.memory = report.stages.front().memory;
@@ -231,7 +244,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     run.tokens_per_s = t.tokens_per_s;
     run.tokens_per_s_per_gpu = t.tokens_per_s_per_gpu;
     run.time_to_train_s = t.time_to_train_s;
-    run.graph = report.graph.get();
+    run.hardware = &report.hardware;
     report.economics = computeEconomics(s, run);
     if (!shared_load)
         report.warnings = designWarnings(s, report); // last: it reads everything

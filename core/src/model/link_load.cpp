@@ -1,4 +1,4 @@
-// Link loads: report.link_bytes summed over links, as rates and shares of bandwidth.
+// Link loads: report.linkBytes() summed over links, as rates and shares of bandwidth.
 #include "moe/link_load.h"
 
 #include <algorithm>
@@ -12,11 +12,11 @@ LinkLoad linkLoad(const Report& report, const HardwareGraph& graph, const std::v
             continue;
         ++load.links;
         load.bandwidth_gbps += graph.links[static_cast<size_t>(link)].bandwidth_gbps;
-        if (link < static_cast<int>(report.link_bytes.size()))
-            load.bytes += report.link_bytes[static_cast<size_t>(link)];
+        if (link < static_cast<int>(report.linkBytes().size()))
+            load.bytes += report.linkBytes()[static_cast<size_t>(link)];
     }
     // The mean rate over the step, and its share of the summed bandwidth: for one link the
-    // same ratio evaluate() writes to report.link_utilization.
+    // same ratio evaluate() writes to report.linkUtilization().
     load.gbps = report.step_time_s > 0 ? load.bytes / report.step_time_s / 1e9 : 0.0;
     load.utilization = load.bandwidth_gbps > 0 ? load.gbps / load.bandwidth_gbps : 0.0;
     return load;
@@ -44,7 +44,7 @@ std::vector<TierLoad> tierLoadsOf(const Report& report, const HardwareGraph& gra
                 continue;
             links.push_back(static_cast<int>(id));
             const double u =
-                id < report.link_utilization.size() ? report.link_utilization[id] : 0.0;
+                id < report.linkUtilization().size() ? report.linkUtilization()[id] : 0.0;
             if (u > busiest) {
                 busiest = u;
                 tier.busiest_link = static_cast<int>(id);
@@ -108,9 +108,9 @@ int busiestTier(const std::vector<TierLoad>& tiers) {
 int busiestLink(const Report& report) {
     int best = -1;
     double busiest = 0;
-    for (size_t id = 0; id < report.link_utilization.size(); ++id)
-        if (report.link_utilization[id] > busiest) {
-            busiest = report.link_utilization[id];
+    for (size_t id = 0; id < report.linkUtilization().size(); ++id)
+        if (report.linkUtilization()[id] > busiest) {
+            busiest = report.linkUtilization()[id];
             best = static_cast<int>(id);
         }
     return best;

@@ -93,8 +93,8 @@ std::vector<LoadStraggler> topStragglers(const Report& report, int n) {
             const MoeLayerPrice hot = moe.price(s.ratio);
             s.wait_s = report.costs->micro_batches * (hot.experts_s() + hot.transfers_s() - mean_s);
         }
-        if (s.gpu >= 0 && report.graph)
-            s.node = report.graph->nodeOf(s.gpu);
+        if (s.gpu >= 0 && report.hardware.gpus > 0)
+            s.node = report.hardware.nodeOf(s.gpu);
         // This rank at the layer mean, its excess spread over the group's other ranks.
         const double m = mean[static_cast<size_t>(s.layer)];
         double* ranks = fixed.rank_tokens.data() + (i - static_cast<size_t>(s.rank));

@@ -291,6 +291,12 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
     price.stage_per_micro_batch.reserve(stages);
     int slowest = 0;
     std::vector<StagePace> paces(stages);
+    // Every stage reads the same per-group peaks: computed once, not once per stage.
+    std::vector<double> own_peaks;
+    if (!group_peaks && model.moe.valid) {
+        own_peaks = groupPeakRatios(load);
+        group_peaks = &own_peaks;
+    }
     for (size_t i = 0; i < stages; ++i) {
         const StageCosts& stage = model.stages[i];
         if (model.moe.valid && !stage.moe_layer_indices.empty())

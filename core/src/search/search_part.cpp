@@ -30,10 +30,9 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
     auto work = [&] {
-        // The figures need no per-link bytes, warnings or copy of the routing sample; the graph
-        // and routing samples are shared by the thread's candidates.
+        // The figures need no warnings or copy of the routing sample; the routing samples are
+        // shared by the thread's candidates.
         EvaluationCache cache;
-        cache.link_traffic = false;
         cache.keep_load = false;
         for (size_t i = next++; i < indices.size() && !stop; i = next++) {
             outcomes[indices[i]] =

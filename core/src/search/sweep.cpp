@@ -178,7 +178,6 @@ SweepRun runSweep(const std::string& base_text, const std::string& label,
     std::atomic<bool> stop{false};
     auto work = [&] {
         EvaluationCache cache;
-        cache.link_traffic = false; // no row needs per-link bytes
         for (int64_t k = next++; k < total && !stop; k = next++) {
             SweepPoint p;
             p.index = options.shard.index + k * options.shard.count;

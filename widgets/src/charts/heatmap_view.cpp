@@ -690,7 +690,7 @@ QString HeatmapView::cellToolTip(int column, int row) const {
         QString text =
             tr("<b>GPU %1</b> · node %2 · stage %3 · EP rank %4 · expert-DP %5<br>%6<br>")
                 .arg(gpu)
-                .arg(r.graph ? r.graph->nodeOf(gpu) : 0)
+                .arg(r.hardware.gpus > 0 ? r.hardware.nodeOf(gpu) : 0)
                 .arg(rc.pp)
                 .arg(rc.ep)
                 .arg(rc.edp)

@@ -34,6 +34,9 @@ std::shared_ptr<EvaluationResult> evaluateScenario(const Scenario& scenario, uin
     try {
         result->report = cache != nullptr ? evaluate(scenario, routing_step, *cache)
                                           : evaluate(scenario, routing_step);
+        // The topology draws every link: its graph and bytes are made here too (evaluate()
+        // leaves them for later), off the GUI thread.
+        result->report.linkTraffic();
         // The Gantt's schedule is simulated here too, so the GUI thread only draws it.
         result->timeline =
             std::make_shared<const Timeline>(simulateTimeline(scenario, result->report));

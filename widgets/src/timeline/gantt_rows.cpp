@@ -238,8 +238,8 @@ void GanttView::rebuildRows() {
     const Timeline& tl = *d.timeline;
     const Placement* placement = report.placement.get();
     const int stages = std::max(1, static_cast<int>(report.stages.size()));
-    const int per_node = std::max(1, report.graph != nullptr ? report.graph->gpus_per_node
-                                                             : scenario.cluster.gpus_per_node);
+    const int per_node = std::max(1, report.hardware.gpus > 0 ? report.hardware.gpus_per_node
+                                                              : scenario.cluster.gpus_per_node);
     const int hottest = d.moe && placement != nullptr ? report.load.hottestGpu(*placement) : -1;
     // A DualPipe rank runs stage s's chunk in one direction and stage pp-1-s's in the other:
     // its row shows both.

@@ -107,7 +107,7 @@ struct TopologyModel {
     /// empty when nothing carries traffic.
     QString busiestLinkCallout() const;
     QString busiestTierCallout() const;
-    std::vector<double> rack_power_w;     ///< report.economics.power.rack_w
+    std::vector<double> rack_power_w;     ///< rackPowerW(scenario.cluster)
     std::vector<uint8_t> rack_over_power; ///< named by the rack-power-over warning
 
     // Aggregated view (a review slide of a large cluster): pod 0 drawn in full, the pods after
@@ -182,15 +182,15 @@ struct TopologyModel {
     } drag;
 
     double util(int link) const {
-        if (!report || link < 0 || link >= static_cast<int>(report->link_utilization.size()))
+        if (!report || link < 0 || link >= static_cast<int>(report->linkUtilization().size()))
             return 0;
-        const double u = report->link_utilization[static_cast<size_t>(link)];
+        const double u = report->linkUtilization()[static_cast<size_t>(link)];
         return std::isfinite(u) ? u : 1.0;
     }
     double bytes(int link) const {
-        if (!report || link < 0 || link >= static_cast<int>(report->link_bytes.size()))
+        if (!report || link < 0 || link >= static_cast<int>(report->linkBytes().size()))
             return 0;
-        return report->link_bytes[static_cast<size_t>(link)];
+        return report->linkBytes()[static_cast<size_t>(link)];
     }
     QColor linkColor(double u, double link_bytes) const {
         return link_bytes > 0 ? widgets::linkColor(u, theme.dark) : theme.idle_link;

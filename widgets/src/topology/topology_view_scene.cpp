@@ -204,7 +204,7 @@ void indexStageLayers(TopologyModel& m, int pp) {
 
 void TopologyView::showResult(const EvaluationResultPtr& result) {
     TopologyModel& m = *model_;
-    if (!result || !result->report.graph || !result->report.placement) {
+    if (!result || !result->report.hardware_graph || !result->report.placement) {
         const bool overlay_on = m.overlay_on;
         const GroupOverlay overlay = m.overlay;
         m = TopologyModel{};
@@ -218,7 +218,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
     }
     m.result = result;
     m.report = &result->report;
-    m.graph = result->report.graph.get();
+    m.graph = result->report.graph().get();
     m.placement = result->report.placement.get();
     if (state_) {
         m.metric = state_->gpuMetric();
@@ -238,7 +238,7 @@ void TopologyView::showResult(const EvaluationResultPtr& result) {
         shape_key_ = key;
         rebuildScene(same_hardware && !view_->fit_mode);
     }
-    m.rack_power_w = result->report.economics.power.rack_w;
+    m.rack_power_w = rackPowerW(result->scenario.cluster);
     markRacksOverPower(m);
     aggregateLinks(m);
     detail::summarizeHiddenPods(m);

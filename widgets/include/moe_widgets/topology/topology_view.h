@@ -1,7 +1,7 @@
 #pragma once
 // The cluster diagram: pods of racks (racks that share leaf switches), racks of nodes, nodes of
 // GPUs with their NICs and scale-up switch, leaf and spine switches, and the links between them,
-// drawn from report.graph. GPUs are coloured by the ViewState metric, links by the report's link
+// drawn from report.graph(). GPUs are coloured by the ViewState metric, links by the report's link
 // utilization; hovering a GPU outlines its parallel groups, clicking it shows its experts,
 // memory, load and traffic. The scene keeps one item per rack (not per GPU or link) and each
 // item paints at the level of detail the zoom allows, so 2048 GPUs stay fluid.
