@@ -774,6 +774,25 @@ private slots:
         }
     }
 
+    // The layout search's way (a cache, no load kept, the lean routing sample) prices every
+    // sample as evaluate() does, drawn or found in the cache.
+    void leanCachePricesAsEvaluate_data() { linkBytesSamples_data(); }
+    void leanCachePricesAsEvaluate() {
+        QFETCH(QString, path);
+        const std::optional<Scenario> s = loadFile(path.toStdString());
+        QVERIFY(s);
+        const Report full = evaluate(*s);
+        EvaluationCache cache;
+        cache.keep_load = false;
+        for (int pass = 0; pass < 2; ++pass) {
+            const Report lean = evaluate(*s, 0, cache);
+            QCOMPARE(lean.step_time_s, full.step_time_s);
+            QVERIFY(lean.step.seconds == full.step.seconds);
+            QCOMPARE(lean.slowest_stage, full.slowest_stage);
+            QVERIFY(lean.load.rank_tokens.empty());
+        }
+    }
+
     // ---- 4. Monotonicity over every sample -----------------------------------------------------
     void monotonicity_data() { linkBytesSamples_data(); }
     void monotonicity() {

@@ -181,6 +181,29 @@ void TestExpertLoad::cacheGivesTheSameSample() {
     const ExpertLoad f = sampleExpertLoad(skewed, pf, 0, cache);
     QCOMPARE(cache.misses, misses + 2);
     QVERIFY(f.rank_tokens == sampleExpertLoad(skewed, pf, 0).rank_tokens);
+
+    // Without detail (the layout search's samples): the per-rank and per-expert arrays are
+    // dropped, everything pricing reads is the full sample's, and the two are kept apart.
+    const int64_t full_misses = cache.misses;
+    const auto lean = sharedExpertLoad(flat, pf, 0, cache, /*detail=*/false);
+    QCOMPARE(cache.misses, full_misses + 1);
+    QVERIFY(lean->load.rank_tokens.empty() && lean->load.tokens_per_expert.empty() &&
+            lean->load.popularity.empty());
+    QVERIFY(lean->group_peaks == groupPeakRatios(fresh));
+    QVERIFY(lean->load.imbalance_per_layer == fresh.imbalance_per_layer);
+    QVERIFY(lean->load.imbalance_per_group == fresh.imbalance_per_group);
+    QCOMPARE(lean->load.max_imbalance, fresh.max_imbalance);
+    QCOMPARE(lean->load.mean_imbalance, fresh.mean_imbalance);
+    QCOMPARE(lean->load.sampled_groups, fresh.sampled_groups);
+    QCOMPARE(lean->load.hottest_rank, fresh.hottest_rank);
+    const std::vector<int> all_layers{0, 1, 2, 3, 4, 5, 6, 7};
+    QCOMPARE(lean->load.worstGroupImbalance(all_layers, &lean->group_peaks),
+             fresh.worstGroupImbalance(all_layers));
+    // A second lean draw reuses the thread's arrays and gives the same figures; the full
+    // sample is still there for callers that want the detail.
+    QVERIFY(sharedExpertLoad(skewed, pf, 0, cache, false)->group_peaks == groupPeakRatios(f));
+    QVERIFY(sharedExpertLoad(flat, pf, 0, cache, false) == lean);
+    QVERIFY(sampleExpertLoad(flat, pf, 0, cache).rank_tokens == fresh.rank_tokens);
 }
 
 void TestExpertLoad::popularitySumsToOne() {

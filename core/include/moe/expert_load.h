@@ -100,10 +100,14 @@ struct SharedExpertLoad {
 /// The cache's sample itself, drawn and kept if it is not there: no copy (a DeepSeek-V3 sample
 /// is megabytes, and the layout search prices ~100,000 layouts from ~1,000 samples). Its
 /// stage_of_layer is that of the scenario that drew it; everything else matches
-/// sampleExpertLoad.
+/// sampleExpertLoad, except that without `detail` the per-rank and per-expert arrays
+/// (rank_tokens, tokens_per_expert, popularity) are dropped: pricing reads only the group peaks
+/// and the per-layer figures, and a 16,384-GPU DeepSeek-V3 sample shrinks from ~2 MB to ~50 KB,
+/// so a search's samples stay in the cache instead of being drawn again.
 std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
                                                          const Placement& placement, uint64_t step,
-                                                         ExpertLoadCache& cache);
+                                                         ExpertLoadCache& cache,
+                                                         bool detail = true);
 
 /// Keeps recent samples for evaluations that differ only in what the sample does not read: the
 /// rank order, the pipeline split, recompute, the schedule, the hardware. The layout search
@@ -112,15 +116,17 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
 class ExpertLoadCache {
 public:
     struct Key {
-        RoutingSpec routing;
+        // Compared in this order: the numbers that differ most between a search's layouts first.
+        int64_t token_slots = 0; ///< not "slots": Qt defines that word as a macro
+        int ep = 1;
+        int groups = 1;
+        uint64_t step = 0;
         int experts = 0;
         int moe_layers = 0;
         double capacity_factor = 0;
-        int ep = 1;
-        int groups = 1;
-        int64_t token_slots = 0; ///< not "slots": Qt defines that word as a macro
+        bool detail = true; ///< the per-rank and per-expert arrays are kept (sharedExpertLoad)
+        RoutingSpec routing;
         std::vector<ExpertPlacement> expert_placement;
-        uint64_t step = 0;
         bool operator==(const Key&) const = default;
     };
     std::shared_ptr<const SharedExpertLoad> find(const Key& key) const;

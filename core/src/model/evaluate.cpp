@@ -192,7 +192,8 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     std::shared_ptr<const SharedExpertLoad> shared_load; // priced in place of report.load
     if (s.model.isMoe()) {
         if (cache && !cache->keep_load)
-            shared_load = sharedExpertLoad(s, *placement, routing_step, cache->loads);
+            shared_load = sharedExpertLoad(s, *placement, routing_step, cache->loads,
+                                           /*detail=*/false);
         else
             report.load = cache ? sampleExpertLoad(s, *placement, routing_step, cache->loads)
                                 : sampleExpertLoad(s, *placement, routing_step);

@@ -17,6 +17,8 @@
 // library; std::*_distribution output is implementation-defined and is not used.
 #include "moe/expert_load.h"
 
+#include "expert_load_detail.h"
+
 #include "moe/model_costs.h"
 
 #include <algorithm>
@@ -325,6 +327,10 @@ struct SplitTree {
     int size() const { return static_cast<int>(lo.size()); }
 };
 
+} // namespace
+
+namespace expert_load_detail {
+
 /// The pipeline stage holding each MoE layer: chunk c (chunkFirstLayers) runs on stage c % pp.
 std::vector<int> stageOfMoeLayers(const ModelSpec& model, const LayoutSpec& layout) {
     const int moe_layers = std::max(0, model.moeLayers());
@@ -341,11 +347,6 @@ std::vector<int> stageOfMoeLayers(const ModelSpec& model, const LayoutSpec& layo
     }
     return stage;
 }
-
-struct SampleShape {
-    int groups = 1;    ///< token streams sampled per layer
-    int64_t slots = 0; ///< token slots per stream per micro-batch
-};
 
 SampleShape sampleShape(const Scenario& scenario) {
     const ModelSpec& model = scenario.model;
@@ -375,22 +376,9 @@ SampleShape sampleShape(const Scenario& scenario) {
     return shape;
 }
 
-ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
-    const SampleShape shape = sampleShape(scenario);
-    ExpertLoadCache::Key key;
-    key.routing = scenario.routing;
-    key.experts = scenario.model.experts;
-    key.moe_layers = scenario.model.moeLayers();
-    key.capacity_factor = scenario.model.capacity_factor;
-    key.ep = scenario.layout.ep;
-    key.groups = shape.groups;
-    key.token_slots = shape.slots;
-    key.expert_placement = scenario.layout.expert_placement;
-    key.step = step;
-    return key;
-}
+} // namespace expert_load_detail
 
-} // namespace
+using namespace expert_load_detail;
 
 std::vector<double> groupPeakRatios(const ExpertLoad& load) {
     std::vector<double> out;
@@ -417,65 +405,8 @@ std::vector<double> groupPeakRatios(const ExpertLoad& load) {
     return out;
 }
 
-std::shared_ptr<const SharedExpertLoad> ExpertLoadCache::find(const Key& key) const {
-    for (const auto& [k, sample] : entries_)
-        if (k == key)
-            return sample;
-    return nullptr;
-}
-
-namespace {
-size_t sampleBytes(const SharedExpertLoad& sample) {
-    const ExpertLoad& load = sample.load;
-    return sizeof(double) *
-           (sample.group_peaks.size() + load.popularity.size() + load.tokens_per_expert.size() +
-            load.rank_tokens.size() + load.imbalance_per_layer.size() +
-            load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
-}
-} // namespace
-
-void ExpertLoadCache::store(Key key, std::shared_ptr<const SharedExpertLoad> sample) {
-    const size_t bytes = sampleBytes(*sample);
-    if (bytes > kBudgetBytes)
-        return;
-    while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
-        bytes_ -= sampleBytes(*entries_.front().second);
-        entries_.pop_front();
-    }
-    entries_.emplace_back(std::move(key), std::move(sample));
-    bytes_ += bytes;
-}
-
 double tokenSlotsPerGroup(const Scenario& scenario) {
     return scenario.model.isMoe() ? static_cast<double>(sampleShape(scenario).slots) : 0.0;
-}
-
-ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                            ExpertLoadCache& cache) {
-    if (!scenario.model.isMoe())
-        return sampleExpertLoad(scenario, placement, step);
-    ExpertLoad load = sharedExpertLoad(scenario, placement, step, cache)->load;
-    // The one part that follows the pipeline split rather than the routing.
-    load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
-    return load;
-}
-
-std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
-                                                         const Placement& placement, uint64_t step,
-                                                         ExpertLoadCache& cache) {
-    if (!scenario.model.isMoe())
-        return std::make_shared<const SharedExpertLoad>(); // nothing routed, as sampled
-    ExpertLoadCache::Key key = cacheKey(scenario, step);
-    if (std::shared_ptr<const SharedExpertLoad> hit = cache.find(key)) {
-        ++cache.hits;
-        return hit;
-    }
-    ++cache.misses;
-    auto sample = std::make_shared<SharedExpertLoad>();
-    sample->load = sampleExpertLoad(scenario, placement, step);
-    sample->group_peaks = groupPeakRatios(sample->load);
-    cache.store(std::move(key), sample);
-    return sample;
 }
 
 namespace {
@@ -605,10 +536,18 @@ void groupImbalance(ExpertLoad& load) {
 
 ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step) {
     ExpertLoad load;
+    drawExpertLoad(scenario, placement, step, load);
+    return load;
+}
+
+namespace expert_load_detail {
+
+void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
+                    ExpertLoad& load) {
     const ModelSpec& model = scenario.model;
     const LayoutSpec& layout = scenario.layout;
     if (!model.isMoe() || model.moeLayers() <= 0 || layout.ep < 1)
-        return load;
+        return;
 
     const int layers = model.moeLayers();
     const int experts = model.experts;
@@ -719,8 +658,9 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
     load.mean_imbalance = sum_ratio / layers;
     const double all_slots = static_cast<double>(slots) * groups * layers;
     load.dropped_share = all_slots > 0 ? total_dropped / all_slots : 0.0;
-    return load;
 }
+
+} // namespace expert_load_detail
 
 double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
                                        const std::vector<double>* peaks) const {

@@ -1,0 +1,127 @@
+// The routing samples kept between evaluations (ExpertLoadCache): what the layout search and
+// the app's worker reuse while the routing, the experts and the token streams stay the same.
+#include "moe/expert_load.h"
+
+#include "expert_load_detail.h"
+
+#include <utility>
+
+namespace moe {
+
+using namespace expert_load_detail;
+
+namespace {
+
+/// What a sample of `scenario` at `step` is drawn from (two scenarios with one key draw the
+/// same sample).
+ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
+    const SampleShape shape = sampleShape(scenario);
+    ExpertLoadCache::Key key;
+    key.routing = scenario.routing;
+    key.experts = scenario.model.experts;
+    key.moe_layers = scenario.model.moeLayers();
+    key.capacity_factor = scenario.model.capacity_factor;
+    key.ep = scenario.layout.ep;
+    key.groups = shape.groups;
+    key.token_slots = shape.slots;
+    key.expert_placement = scenario.layout.expert_placement;
+    key.step = step;
+    return key;
+}
+
+} // namespace
+
+std::shared_ptr<const SharedExpertLoad> ExpertLoadCache::find(const Key& key) const {
+    for (const auto& [k, sample] : entries_)
+        if (k == key)
+            return sample;
+    return nullptr;
+}
+
+namespace {
+size_t sampleBytes(const SharedExpertLoad& sample) {
+    const ExpertLoad& load = sample.load;
+    return sizeof(double) *
+           (sample.group_peaks.size() + load.popularity.size() + load.tokens_per_expert.size() +
+            load.rank_tokens.size() + load.imbalance_per_layer.size() +
+            load.imbalance_per_group.size() + load.dropped_share_per_layer.size());
+}
+} // namespace
+
+void ExpertLoadCache::store(Key key, std::shared_ptr<const SharedExpertLoad> sample) {
+    const size_t bytes = sampleBytes(*sample);
+    if (bytes > kBudgetBytes)
+        return;
+    while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
+        bytes_ -= sampleBytes(*entries_.front().second);
+        entries_.pop_front();
+    }
+    entries_.emplace_back(std::move(key), std::move(sample));
+    bytes_ += bytes;
+}
+
+ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
+                            ExpertLoadCache& cache) {
+    if (!scenario.model.isMoe())
+        return sampleExpertLoad(scenario, placement, step);
+    ExpertLoad load = sharedExpertLoad(scenario, placement, step, cache)->load;
+    // The one part that follows the pipeline split rather than the routing.
+    load.stage_of_layer = stageOfMoeLayers(scenario.model, scenario.layout);
+    return load;
+}
+
+namespace {
+
+/// A fresh ExpertLoad that keeps `used`'s arrays' capacity for the next draw.
+void clearKeepingCapacity(ExpertLoad& used) {
+    auto emptied = [](std::vector<double>& v) {
+        std::vector<double> kept = std::move(v);
+        kept.clear();
+        return kept;
+    };
+    ExpertLoad fresh;
+    fresh.popularity = emptied(used.popularity);
+    fresh.tokens_per_expert = emptied(used.tokens_per_expert);
+    fresh.rank_tokens = emptied(used.rank_tokens);
+    used = std::move(fresh);
+}
+
+} // namespace
+
+std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
+                                                         const Placement& placement, uint64_t step,
+                                                         ExpertLoadCache& cache, bool detail) {
+    if (!scenario.model.isMoe())
+        return std::make_shared<const SharedExpertLoad>(); // nothing routed, as sampled
+    ExpertLoadCache::Key key = cacheKey(scenario, step);
+    key.detail = detail;
+    if (std::shared_ptr<const SharedExpertLoad> hit = cache.find(key)) {
+        ++cache.hits;
+        return hit;
+    }
+    ++cache.misses;
+    auto sample = std::make_shared<SharedExpertLoad>();
+    if (detail) {
+        sample->load = sampleExpertLoad(scenario, placement, step);
+        sample->group_peaks = groupPeakRatios(sample->load);
+    } else {
+        // The big arrays are drawn into one per thread and stay there: allocating and freeing
+        // megabytes per sample between the kept samples' small arrays fragments the heap (a
+        // 16,384-GPU search grew to 1.8 GB).
+        thread_local ExpertLoad drawn;
+        clearKeepingCapacity(drawn);
+        drawExpertLoad(scenario, placement, step, drawn);
+        sample->group_peaks = groupPeakRatios(drawn);
+        std::vector<double> popularity = std::move(drawn.popularity);
+        std::vector<double> tokens_per_expert = std::move(drawn.tokens_per_expert);
+        std::vector<double> rank_tokens = std::move(drawn.rank_tokens);
+        sample->load = drawn; // the rest: per-layer and per-group figures
+        drawn.popularity = std::move(popularity);
+        drawn.tokens_per_expert = std::move(tokens_per_expert);
+        drawn.rank_tokens = std::move(rank_tokens);
+    }
+    cache.store(std::move(key), sample);
+    return sample;
+}
+
+} // namespace moe
