@@ -204,6 +204,19 @@ void TestExpertLoad::cacheGivesTheSameSample() {
     QVERIFY(sharedExpertLoad(skewed, pf, 0, cache, false)->group_peaks == groupPeakRatios(f));
     QVERIFY(sharedExpertLoad(flat, pf, 0, cache, false) == lean);
     QVERIFY(sampleExpertLoad(flat, pf, 0, cache).rank_tokens == fresh.rank_tokens);
+
+    // Two threads' caches sharing their samples: what one draws, the other finds, and the
+    // caches' own entries stay empty.
+    const auto store = std::make_shared<LockedExpertLoadCache>();
+    ExpertLoadCache first, second;
+    first.shared = second.shared = store;
+    const auto drawn = sharedExpertLoad(flat, pf, 0, first, false);
+    const auto found = sharedExpertLoad(flat, pf, 0, second, false);
+    QCOMPARE(first.misses, int64_t{1});
+    QCOMPARE(second.hits, int64_t{1});
+    QCOMPARE(second.misses, int64_t{0});
+    QVERIFY(found == drawn);
+    QVERIFY(found->group_peaks == lean->group_peaks);
 }
 
 void TestExpertLoad::popularitySumsToOne() {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -112,7 +113,9 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
 /// Keeps recent samples for evaluations that differ only in what the sample does not read: the
 /// rank order, the pipeline split, recompute, the schedule, the hardware. The layout search
 /// evaluates thousands of such layouts; sampling DeepSeek-V3's 58 layers x 64 groups x 256
-/// experts is a third of an evaluation. Not thread-safe: one cache per thread.
+/// experts is a third of an evaluation. Not thread-safe: one cache per thread, unless the
+/// threads share their samples through `shared`.
+struct LockedExpertLoadCache;
 class ExpertLoadCache {
 public:
     struct Key {
@@ -133,6 +136,10 @@ public:
     void store(Key key, std::shared_ptr<const SharedExpertLoad> sample);
     int64_t hits = 0;
     int64_t misses = 0;
+    /// When set, samples are found in and kept there instead (under its lock), so one
+    /// thread's draw serves the others: the layout search's workers take neighbouring
+    /// structures, which read the same samples. hits and misses stay this cache's own.
+    std::shared_ptr<LockedExpertLoadCache> shared;
 
 private:
     /// The oldest samples go first once the kept ones exceed this (a DeepSeek-V3 search needs
@@ -140,6 +147,12 @@ private:
     static constexpr size_t kBudgetBytes = size_t{48} << 20;
     std::deque<std::pair<Key, std::shared_ptr<const SharedExpertLoad>>> entries_;
     size_t bytes_ = 0;
+};
+
+/// One ExpertLoadCache for several threads.
+struct LockedExpertLoadCache {
+    std::mutex mutex;
+    ExpertLoadCache cache;
 };
 
 constexpr int kMaxSampledGroups = 64;

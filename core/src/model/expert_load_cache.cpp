@@ -95,7 +95,14 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
         return std::make_shared<const SharedExpertLoad>(); // nothing routed, as sampled
     ExpertLoadCache::Key key = cacheKey(scenario, step);
     key.detail = detail;
-    if (std::shared_ptr<const SharedExpertLoad> hit = cache.find(key)) {
+    std::shared_ptr<const SharedExpertLoad> hit;
+    if (cache.shared) {
+        const std::lock_guard<std::mutex> lock(cache.shared->mutex);
+        hit = cache.shared->cache.find(key);
+    } else {
+        hit = cache.find(key);
+    }
+    if (hit) {
         ++cache.hits;
         return hit;
     }
@@ -120,7 +127,12 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
         drawn.tokens_per_expert = std::move(tokens_per_expert);
         drawn.rank_tokens = std::move(rank_tokens);
     }
-    cache.store(std::move(key), sample);
+    if (cache.shared) {
+        const std::lock_guard<std::mutex> lock(cache.shared->mutex);
+        cache.shared->cache.store(std::move(key), sample);
+    } else {
+        cache.store(std::move(key), sample);
+    }
     return sample;
 }
 

@@ -29,11 +29,13 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
                    const std::function<bool()>& step) {
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
+    const auto samples = std::make_shared<LockedExpertLoadCache>();
     auto work = [&] {
         // The figures need no warnings or copy of the routing sample; the routing samples are
-        // shared by the thread's candidates.
+        // shared by every thread's candidates.
         EvaluationCache cache;
         cache.keep_load = false;
+        cache.loads.shared = samples;
         for (size_t i = next++; i < indices.size() && !stop; i = next++) {
             outcomes[indices[i]] =
                 searcher.run(searcher.structures()[indices[i]], only_count, cache);
