@@ -5,33 +5,25 @@
 // evaluation thread and the UI thread at once.
 
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace moe {
 
 template <class T> class OnDemand {
 public:
-    /// `make` runs once, on the first get(); what it captures is released afterwards.
-    explicit OnDemand(std::function<T()> make)
-        : make_(std::move(make)) {}
+    virtual ~OnDemand() = default;
 
     /// A value that is already known (tests, callers that computed it themselves).
-    static std::shared_ptr<const OnDemand> of(T value) {
-        auto ready = std::make_shared<OnDemand>(std::function<T()>{});
-        std::call_once(ready->once_, [&] {
-            ready->value_ = std::move(value);
-            ready->made_ = true;
-        });
-        return ready;
-    }
+    static std::shared_ptr<const OnDemand> of(T value);
 
     const T& get() const {
         std::call_once(once_, [this] {
-            value_ = make_();
-            make_ = nullptr;
+            value_ = make();
+            release();
             made_ = true;
         });
         return value_;
@@ -40,11 +32,40 @@ public:
     /// Whether get() has computed the value yet (what evaluate() leaves for later stays unmade).
     bool made() const { return made_; }
 
+protected:
+    OnDemand() = default;
+    virtual T make() const = 0;
+    virtual void release() const {} ///< drops what make() read, once it has run
+
 private:
     mutable std::once_flag once_;
-    mutable std::function<T()> make_;
     mutable T value_{};
     mutable std::atomic<bool> made_{false};
 };
+
+/// OnDemand<T> computed by `make` (a callable returning T), held in the same allocation: one
+/// per report, so evaluate() pays no allocation for the callable.
+template <class T, class Make> class OnDemandBy final : public OnDemand<T> {
+public:
+    explicit OnDemandBy(Make make)
+        : make_(std::move(make)) {}
+
+private:
+    T make() const override { return (*make_)(); }
+    void release() const override { make_.reset(); }
+    mutable std::optional<Make> make_;
+};
+
+template <class Make>
+std::shared_ptr<const OnDemand<std::invoke_result_t<Make&>>> onDemand(Make make) {
+    using T = std::invoke_result_t<Make&>;
+    return std::make_shared<const OnDemandBy<T, Make>>(std::move(make));
+}
+
+template <class T> std::shared_ptr<const OnDemand<T>> OnDemand<T>::of(T value) {
+    auto ready = onDemand([value = std::move(value)]() mutable { return std::move(value); });
+    ready->get();
+    return ready;
+}
 
 } // namespace moe

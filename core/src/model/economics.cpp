@@ -3,6 +3,7 @@
 #include "moe/topology.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -232,11 +233,19 @@ Economics computeEconomics(const Scenario& s, const EconomicsInput& r) {
                           : f.interval_s > 0       ? f.interval_s
                                                    : 10 * f.checkpoint_write_s;
     if (positive(centre)) {
+        // The log spacing is the same for every report: worked out once.
+        static const std::array<double, kIntervalPoints> spacing = [] {
+            std::array<double, kIntervalPoints> factors{};
+            for (int i = 0; i < kIntervalPoints; ++i) {
+                const double exponent = 2.0 * i / (kIntervalPoints - 1) - 1.0; // -1 .. 1
+                factors[static_cast<size_t>(i)] = std::pow(kIntervalSpan, exponent);
+            }
+            return factors;
+        }();
         e.interval_sweep.reserve(kIntervalPoints);
-        for (int i = 0; i < kIntervalPoints; ++i) {
-            const double exponent = 2.0 * i / (kIntervalPoints - 1) - 1.0; // -1 .. 1
+        for (const double factor : spacing) {
             IntervalPoint p;
-            p.interval_s = centre * std::pow(kIntervalSpan, exponent);
+            p.interval_s = centre * factor;
             p.goodput =
                 checkpointGoodput(p.interval_s, f.checkpoint_write_s, f.recovery_s, f.mtbf_s);
             p.lost_h_per_day = 24 * (1 - p.goodput);

@@ -66,11 +66,10 @@ LinkTraffic linkTraffic(const HardwareGraph& graph, const Placement& placement,
 
 /// The report's link traffic, counted when first read (Report::linkTraffic).
 std::shared_ptr<const OnDemand<LinkTraffic>> linkTrafficOnDemand(const Report& report) {
-    return std::make_shared<const OnDemand<LinkTraffic>>(
-        [graph = report.hardware_graph, placement = report.placement, model = report.costs,
-         step_time_s = report.step_time_s] {
-            return linkTraffic(graph->get(), *placement, *model, step_time_s);
-        });
+    return onDemand([graph = report.hardware_graph, placement = report.placement,
+                     model = report.costs, step_time_s = report.step_time_s] {
+        return linkTraffic(graph->get(), *placement, *model, step_time_s);
+    });
 }
 
 /// The collectives of the slowest stage, per step and per GPU.
@@ -176,8 +175,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         graph = cache->graph;
         report.hardware = cache->hardware;
     } else {
-        graph = std::make_shared<const GraphOnDemand>(
-            [cluster = s.cluster] { return buildHardwareGraph(cluster); });
+        graph = onDemand([cluster = s.cluster] { return buildHardwareGraph(cluster); });
         report.hardware = hardwareShape(s.cluster);
         if (cache) {
             cache->graph = graph;
@@ -209,6 +207,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     report.step_time_s = price.step_time_s;
     report.optimizer_phase = price.optimizer_phase;
     report.dualpipe_phases = price.dualpipe_phases;
+    report.stages.reserve(model->stages.size());
     for (size_t i = 0; i < model->stages.size(); ++i) {
         StageResult result;
         result.layers = model->stages[i].layers;

@@ -442,7 +442,9 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
     setMtpCosts(s, model);
     const ParamCounts params = countParams(s.model);
-    for (const StageLayers& layers : splitLayers(s.model, lay))
+    const std::vector<StageLayers> stage_layers = splitLayers(s.model, lay);
+    model.stages.reserve(stage_layers.size());
+    for (const StageLayers& layers : stage_layers)
         model.stages.push_back(stageCosts(s, placement, model, params, layers));
 
     // Pipeline point-to-point: a micro-batch's activations forward and their gradients back.
@@ -455,6 +457,7 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
             sendRecvTime_s(model.pp_message_bytes,
                            model.pp_scale_out ? model.rates.scale_out : model.rates.scale_up);
     }
+    model.ranks.reserve(model.stages.size());
     for (int rank = 0; rank < static_cast<int>(model.stages.size()); ++rank)
         model.ranks.push_back(rankSync(s, model, rank));
     return model;
