@@ -76,17 +76,15 @@ PowerDraw powerDraw(const ClusterSpec& c, const CapitalCost& k) {
     p.it_w = p.gpus_w + p.nodes_w + p.nics_w + p.switches_w + p.racks_w;
     p.facility_w = p.it_w * c.pue;
     // Racks fill in order, so without racks listed by hand the first is the fullest.
-    const int fullest = c.rack_nodes.empty() ? std::min(c.nodes, std::max(1, c.nodes_per_rack)) : 0;
-    if (fullest > 0) {
+    // No nodes, no racks: hottest_rack stays -1.
+    if (c.nodes > 0 && c.rack_nodes.empty()) {
         p.hottest_rack = 0;
-        p.hottest_rack_w = rackPowerW(c, fullest);
-    } else if (!c.rack_nodes.empty()) {
+        p.hottest_rack_w = rackPowerW(c, std::min(c.nodes, std::max(1, c.nodes_per_rack)));
+    } else if (c.nodes > 0) {
         const std::vector<double> rack_w = rackPowerW(c);
         const auto hottest = std::max_element(rack_w.begin(), rack_w.end());
-        if (hottest != rack_w.end()) {
-            p.hottest_rack = static_cast<int>(hottest - rack_w.begin());
-            p.hottest_rack_w = *hottest;
-        }
+        p.hottest_rack = static_cast<int>(hottest - rack_w.begin());
+        p.hottest_rack_w = *hottest;
     }
     return p;
 }
