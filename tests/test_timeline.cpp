@@ -884,6 +884,60 @@ private slots:
         }
     }
 
+    /// The simulation reuses memory: its operation arrays stay with the thread and a dropped
+    /// timeline's span arrays go to the next one. Whatever ran before, the same input gives the
+    /// same spans, in a larger and in a smaller step than the one before it.
+    void reusedMemoryGivesTheSameTimeline() {
+        auto spansOf = [](const Timeline& t) {
+            std::vector<std::vector<Span>> rows;
+            for (const TimelineRow& row : t.rows)
+                rows.push_back(row.spans);
+            return rows;
+        };
+        auto same = [](const std::vector<Span>& a, const std::vector<Span>& b) {
+            if (a.size() != b.size())
+                return false;
+            for (size_t i = 0; i < a.size(); ++i)
+                if (a[i].start_s != b[i].start_s || a[i].end_s != b[i].end_s ||
+                    a[i].kind != b[i].kind || a[i].layer != b[i].layer ||
+                    a[i].microbatch != b[i].microbatch || a[i].bytes != b[i].bytes)
+                    return false;
+            return true;
+        };
+        const Scenario small = defaultWith({});
+        const Scenario large = defaultWith({"training.global_batch=2048"});
+        const Report small_report = evaluate(small);
+        const Report large_report = evaluate(large);
+        std::vector<std::vector<Span>> first_small, first_large;
+        {
+            const Timeline t = simulateTimeline(small, small_report);
+            QVERIFY(t.ok());
+            first_small = spansOf(t);
+        }
+        {
+            const Timeline t = simulateTimeline(large, large_report);
+            QVERIFY(t.ok());
+            QVERIFY(t.operations > 2 * [&] {
+                size_t n = 0;
+                for (const auto& row : first_small)
+                    n += row.size();
+                return n;
+            }());
+            first_large = spansOf(t);
+        }
+        for (int round = 0; round < 2; ++round) {
+            const Timeline a = simulateTimeline(small, small_report);
+            const Timeline copy = a; // copies die too: their arrays go to the store as well
+            QCOMPARE(a.rows.size(), first_small.size());
+            for (size_t r = 0; r < a.rows.size(); ++r)
+                QVERIFY2(same(a.rows[r].spans, first_small[r]), std::to_string(r).c_str());
+            const Timeline b = simulateTimeline(large, large_report);
+            QCOMPARE(b.rows.size(), first_large.size());
+            for (size_t r = 0; r < b.rows.size(); ++r)
+                QVERIFY2(same(b.rows[r].spans, first_large[r]), std::to_string(r).c_str());
+        }
+    }
+
     void randomScenarios() {
         uint64_t state = 0x9e3779b97f4a7c15ULL;
         auto next = [&](int n) {

@@ -4,11 +4,19 @@
 
 #include "moe/timeline.h"
 
+#include "recycled_arrays.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 namespace moe {
+
+Timeline::~Timeline() {
+    auto& store = timeline_detail::RecycledArrays<Span>::instance();
+    for (TimelineRow& row : rows)
+        store.giveBack(row.spans);
+}
 
 // ---- queries -------------------------------------------------------------------------------
 

@@ -199,6 +199,37 @@ private:
         }
     }
 
+    enum class Pass { forward, backward, backward_deferred, backward_split, weights };
+    static constexpr size_t kPasses = 5;
+
+    /// A pass's operations: the same for every micro-batch of a row, so made once per row.
+    const std::vector<Pending>& passOps(Pass pass, int lane, int chunk) {
+        const size_t i = static_cast<size_t>(chunk) * kPasses + static_cast<size_t>(pass);
+        std::vector<Pending>& out = pass_ops_[i];
+        if (pass_made_[i])
+            return out;
+        pass_made_[i] = 1;
+        out.clear();
+        switch (pass) {
+        case Pass::forward:
+            forwardOps(lane, chunk, out);
+            break;
+        case Pass::backward:
+            backwardOps(lane, chunk, WeightGrads::inline_, out);
+            break;
+        case Pass::backward_deferred:
+            backwardOps(lane, chunk, WeightGrads::deferred, out);
+            break;
+        case Pass::backward_split:
+            backwardOps(lane, chunk, WeightGrads::split, out);
+            break;
+        case Pass::weights:
+            weightOps(lane, chunk, out);
+            break;
+        }
+        return out;
+    }
+
     // ---- emission ----------------------------------------------------------------------------
 
     void emitOne(int row, Chain& ch, const Pending& p, int mb, bool backward) {
@@ -354,6 +385,8 @@ private:
     std::string emitRow(int rank, int lane, const std::vector<Action>& actions) {
         const int row = rank * in_.lanes + lane;
         gather_.assign(static_cast<size_t>(in_.layers), kNone);
+        pass_ops_.resize(static_cast<size_t>(chunks_) * kPasses);
+        pass_made_.assign(pass_ops_.size(), 0);
         row_grad_ = last_grad_.data() + static_cast<size_t>(row) * in_.layers;
         emitParamGathers(row, lane, actions);
         const std::string error = emitActions(rank, lane, actions);
@@ -411,9 +444,7 @@ private:
                 const auto [chunk, mb] = deferred.front();
                 deferred.pop_front();
                 Chain cw;
-                pend_b_.clear();
-                weightOps(lane, chunk, pend_b_);
-                emitChain(row, cw, pend_b_, mb, true);
+                emitChain(row, cw, passOps(Pass::weights, lane, chunk), mb, true);
                 break;
             }
             }
@@ -434,9 +465,7 @@ private:
 
     void emitForward(int row, int lane, const Action& a, Chain& cf, std::vector<LateSend>& late) {
         startForward(lane, a.dir_f, a.chunk_f, a.mb_f, cf);
-        pend_f_.clear();
-        forwardOps(lane, a.chunk_f, pend_f_);
-        emitChain(row, cf, pend_f_, label(a.dir_f, a.mb_f), false);
+        emitChain(row, cf, passOps(Pass::forward, lane, a.chunk_f), label(a.dir_f, a.mb_f), false);
         if (a.late_send)
             late.push_back({cf, a.dir_f, a.chunk_f, a.mb_f});
         else
@@ -446,9 +475,8 @@ private:
     void emitBackward(int row, int lane, const Action& a, Chain& cb,
                       std::deque<std::pair<int, int>>& deferred) {
         startBackward(lane, a.dir_b, a.chunk_b, a.mb_b, cb);
-        pend_b_.clear();
-        backwardOps(lane, a.chunk_b, a.zb ? WeightGrads::deferred : WeightGrads::inline_, pend_b_);
-        emitChain(row, cb, pend_b_, label(a.dir_b, a.mb_b), true);
+        const Pass pass = a.zb ? Pass::backward_deferred : Pass::backward;
+        emitChain(row, cb, passOps(pass, lane, a.chunk_b), label(a.dir_b, a.mb_b), true);
         finishBackward(row, lane, a.dir_b, a.chunk_b, a.mb_b, cb);
         if (a.zb)
             deferred.emplace_back(a.chunk_b, label(a.dir_b, a.mb_b));
@@ -457,10 +485,8 @@ private:
     void emitForwardBackwardPair(int row, int lane, const Action& a, Chain& cf, Chain& cb) {
         startForward(lane, a.dir_f, a.chunk_f, a.mb_f, cf);
         startBackward(lane, a.dir_b, a.chunk_b, a.mb_b, cb);
-        pend_f_.clear();
-        pend_b_.clear();
-        forwardOps(lane, a.chunk_f, pend_f_);
-        backwardOps(lane, a.chunk_b, WeightGrads::split, pend_b_);
+        const std::vector<Pending>& f = passOps(Pass::forward, lane, a.chunk_f);
+        const std::vector<Pending>& b = passOps(Pass::backward_split, lane, a.chunk_b);
         {
             // The pair starts once both inputs have arrived (DualPipe receives both,
             // then runs the fused forward-backward).
@@ -474,7 +500,7 @@ private:
             cf.reset(start);
             cb.reset(start);
         }
-        emitPair(row, cf, pend_f_, label(a.dir_f, a.mb_f), cb, pend_b_, label(a.dir_b, a.mb_b));
+        emitPair(row, cf, f, label(a.dir_f, a.mb_f), cb, b, label(a.dir_b, a.mb_b));
         // Both outputs leave once the fused pair has finished computing.
         waitFor(cf, last_compute_);
         waitFor(cb, last_compute_);
@@ -600,7 +626,9 @@ private:
     std::vector<BarrierSlot> barrier_slots_;
     std::vector<Id> reduced_;         ///< per row: the end of its gradient reduction
     std::vector<int32_t> norm_slots_; ///< per row: its optimizer's wait for every row's
-    std::vector<Pending> pend_f_, pend_b_;
+    /// passOps' lists for the row being emitted: [chunk * kPasses + pass], made on first use.
+    std::vector<std::vector<Pending>> pass_ops_;
+    std::vector<char> pass_made_;
 };
 
 } // namespace

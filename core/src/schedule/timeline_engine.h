@@ -27,10 +27,9 @@ using Id = int32_t;
 constexpr Id kNone = -1;
 
 struct Op {
-    double dur = 0;
     double start = 0;
-    double end = 0;
-    float load = 0; ///< single precision: display detail, and keeps an operation in 64 bytes
+    double end = 0; ///< until the operation runs: its duration
+    float load = 0; ///< single precision: display detail, and keeps an operation in 56 bytes
     float bytes = 0;
     Id row = kNone; ///< kNone: a virtual join (no stream, no duration, not a span)
     Id layer = -1;
@@ -61,18 +60,36 @@ public:
         int32_t next_waiter = -1;
     };
 
-    explicit Engine(int rows)
-        : queues_(static_cast<size_t>(rows) * kTimelineStreamCount)
-        , row_ops_(static_cast<size_t>(rows), 0) {}
+    /// The operation and input arrays, which a caller may keep between simulations (see
+    /// simulateTimeline): at 16,384 GPUs they hold ~2 million operations, and touching that much
+    /// fresh memory costs more in page faults than the simulation does.
+    using Ops = std::vector<Op>;
+    using Preds = std::vector<Id>;
+    struct Storage {
+        Ops ops;
+        Preds preds;
+    };
 
-    std::vector<Op> ops;
-    std::vector<Id> preds; ///< kNone entries are ignored (unfilled or absent inputs)
+    /// Empties `storage` (keeping its capacity, reserved for `operations`) and works in it.
+    Engine(int rows, Storage& storage, size_t operations)
+        : ops(storage.ops)
+        , preds(storage.preds)
+        , queues_(static_cast<size_t>(rows) * kTimelineStreamCount)
+        , row_ops_(static_cast<size_t>(rows), 0) {
+        ops.clear();
+        preds.clear();
+        ops.reserve(operations);
+        preds.reserve(2 * operations);
+    }
+
+    Ops& ops;
+    Preds& preds; ///< kNone entries are ignored (unfilled or absent inputs)
 
     Id add(int row, TimelineStream stream, SpanKind kind, bool backward, int layer, int mb,
            double dur, double load, double bytes, const Id* deps, int ndeps,
            SpanKind weights_of = SpanKind::count) {
         Op op;
-        op.dur = dur;
+        op.end = dur;
         op.load = static_cast<float>(load);
         op.bytes = static_cast<float>(bytes);
         op.row = row;
@@ -159,8 +176,9 @@ public:
                     crit = prev;
                     start = ops[static_cast<size_t>(prev)].end;
                 }
+                const double dur = op.end;
                 settle(op, start, crit);
-                op.end = op.start + op.dur;
+                op.end = op.start + dur;
                 prev = head;
                 q.cursor = op.next;
                 for (int32_t w = op.waiter; w >= 0;) {

@@ -16,11 +16,13 @@
 
 #include "moe/timeline.h"
 
+#include "recycled_arrays.h"
 #include "timeline_builder.h"
 #include "timeline_engine.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace moe {
@@ -142,7 +144,7 @@ StepItem waitItem(SpanKind kind, bool own) {
 /// adds up: m micro-batches of the slowest stage's compute and exposed transfers, the bubble,
 /// the exposed gradient sync and the optimizer.
 void stepBreakdown(const Engine& engine, Id last, Timeline& t) {
-    const std::vector<Op>& ops = engine.ops;
+    const Engine::Ops& ops = engine.ops;
     StepBreakdown& b = t.breakdown;
     std::vector<double> row_critical_s(t.rows.size(), 0.0);
     for (const CriticalStep& c : t.critical_path)
@@ -160,11 +162,12 @@ void stepBreakdown(const Engine& engine, Id last, Timeline& t) {
         const SpanKind kind = static_cast<SpanKind>(op.kind);
         const SpanKind work = kind == SpanKind::weight_grad ? op.weightsOf() : kind;
         const int moe_layer = op.layer - t.first_moe_layer;
-        if (op.load > 0 && moe_layer >= 0 && moe_layer < t.moe_layers && op.dur > 0) {
+        const double dur = op.end - op.start;
+        if (op.load > 0 && moe_layer >= 0 && moe_layer < t.moe_layers && dur > 0) {
             const size_t i = static_cast<size_t>(lane) * t.moe_layers + moe_layer;
             const double mean =
                 std::clamp(i < t.mean_share.size() ? double(t.mean_share[i]) : 1.0, 0.0, 1.0);
-            const double load = d * std::min(1.0, op.load / op.dur);
+            const double load = d * std::min(1.0, op.load / dur);
             add(StepItem::expert_compute, load * mean);
             add(StepItem::imbalance_wait, load * (1.0 - mean));
             add(computeItem(work), d - load);
@@ -235,6 +238,67 @@ void stepBreakdown(const Engine& engine, Id last, Timeline& t) {
         b.total_s += v;
 }
 
+/// The rows' spans, read back from the engine after the run; returns the step's last
+/// operation (kNone when there is none).
+Id readRows(Engine& engine, Timeline& t) {
+    // Each row merges its stream FIFOs (each already in start order) into one sorted list. An
+    // operation's `waiter` field, free after the run, records its index in the row.
+    Engine::Ops& ops = engine.ops;
+    const int rows = t.stages * t.lanes;
+    Id last = kNone;
+    t.rows.resize(static_cast<size_t>(rows));
+    auto& span_arrays = timeline_detail::RecycledArrays<Span>::instance();
+    for (int r = 0; r < rows; ++r) {
+        TimelineRow& row = t.rows[static_cast<size_t>(r)];
+        row.stage = r / t.lanes;
+        row.lane = r % t.lanes;
+        row.spans = span_arrays.take(engine.rowOps(r));
+        constexpr double kEnded = std::numeric_limits<double>::infinity();
+        auto startOf = [&](Id id) {
+            return id == kNone ? kEnded : ops[static_cast<size_t>(id)].start;
+        };
+        Id head[kTimelineStreamCount];
+        double head_start[kTimelineStreamCount];
+        for (int s = 0; s < kTimelineStreamCount; ++s) {
+            head[s] =
+                engine.queue(static_cast<size_t>(r) * kTimelineStreamCount + static_cast<size_t>(s))
+                    .head;
+            head_start[s] = startOf(head[s]);
+        }
+        for (;;) {
+            int best = 0;
+            for (int s = 1; s < kTimelineStreamCount; ++s)
+                if (head_start[s] < head_start[best])
+                    best = s;
+            const Id id = head[best];
+            if (id == kNone)
+                break;
+            Op& op = ops[static_cast<size_t>(id)];
+            head[best] = op.next;
+            head_start[best] = startOf(op.next);
+            Span span;
+            span.stream = static_cast<TimelineStream>(op.stream);
+            span.kind = static_cast<SpanKind>(op.kind);
+            span.backward = op.backward();
+            span.layer = op.layer;
+            span.microbatch = op.mb;
+            span.start_s = op.start;
+            span.end_s = op.end;
+            span.bytes = op.bytes;
+            span.load_s = op.load;
+            span.weights_of = op.weightsOf();
+            op.waiter = static_cast<Id>(row.spans.size());
+            row.spans.push_back(span);
+            // The step ends with its last operation (ties: the last one made).
+            if (last == kNone || op.end > ops[static_cast<size_t>(last)].end ||
+                (op.end == ops[static_cast<size_t>(last)].end && id > last))
+                last = id;
+        }
+        t.operations += row.spans.size();
+    }
+
+    return last;
+}
 } // namespace
 
 Timeline simulateTimeline(const TimelineInput& in, const TimelineOptions& options) {
@@ -262,9 +326,13 @@ Timeline simulateTimeline(const TimelineInput& in, const TimelineOptions& option
         return t;
     }
 
-    Engine engine(rows);
-    engine.ops.reserve(static_cast<size_t>(operationEstimate(in) * 0.6));
-    engine.preds.reserve(engine.ops.capacity() * 2);
+    // The arrays stay with the thread for its next simulation (the app re-simulates on every
+    // edit, sampleStepTimes once per routing sample), unless they are far larger than needed.
+    thread_local Engine::Storage storage;
+    const size_t estimate = static_cast<size_t>(operationEstimate(in));
+    if (storage.ops.capacity() > 8 * estimate + 4096)
+        storage = {};
+    Engine engine(rows, storage, estimate);
     t.error = timeline_detail::buildStepOperations(in, engine);
     if (!t.ok())
         return t;
@@ -285,57 +353,10 @@ Timeline simulateTimeline(const TimelineInput& in, const TimelineOptions& option
         return t;
     }
 
-    // Rows: merge the stream FIFOs (each already in start order) into one sorted list. An
-    // operation's `waiter` field, free after the run, records its index in the row.
-    std::vector<Op>& ops = engine.ops;
-    t.rows.resize(static_cast<size_t>(rows));
-    for (int r = 0; r < rows; ++r) {
-        TimelineRow& row = t.rows[static_cast<size_t>(r)];
-        row.stage = r / in.lanes;
-        row.lane = r % in.lanes;
-        row.spans.reserve(engine.rowOps(r));
-        Id head[kTimelineStreamCount];
-        for (int s = 0; s < kTimelineStreamCount; ++s)
-            head[s] =
-                engine.queue(static_cast<size_t>(r) * kTimelineStreamCount + static_cast<size_t>(s))
-                    .head;
-        for (;;) {
-            int best = -1;
-            for (int s = 0; s < kTimelineStreamCount; ++s)
-                if (head[s] != kNone &&
-                    (best < 0 || ops[static_cast<size_t>(head[s])].start <
-                                     ops[static_cast<size_t>(head[best])].start))
-                    best = s;
-            if (best < 0)
-                break;
-            Op& op = ops[static_cast<size_t>(head[best])];
-            head[best] = op.next;
-            Span span;
-            span.stream = static_cast<TimelineStream>(op.stream);
-            span.kind = static_cast<SpanKind>(op.kind);
-            span.backward = op.backward();
-            span.layer = op.layer;
-            span.microbatch = op.mb;
-            span.start_s = op.start;
-            span.end_s = op.end;
-            span.bytes = op.bytes;
-            span.load_s = op.load;
-            span.weights_of = op.weightsOf();
-            op.waiter = static_cast<Id>(row.spans.size());
-            row.spans.push_back(span);
-        }
-        t.operations += row.spans.size();
-    }
-
-    // The step ends with its last operation; the critical path walks back through whatever
-    // decided each start.
-    Id last = kNone;
-    for (size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].row == kNone)
-            continue;
-        if (last == kNone || ops[i].end >= ops[static_cast<size_t>(last)].end)
-            last = static_cast<Id>(i);
-    }
+    const Id last = readRows(engine, t);
+    const Engine::Ops& ops = engine.ops;
+    // The critical path walks back from the step's last operation through whatever decided
+    // each start.
     if (last == kNone)
         return t;
     t.step_time_s = ops[static_cast<size_t>(last)].end;
