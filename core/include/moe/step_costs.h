@@ -468,8 +468,9 @@ struct StageCosts {
     StageTraffic traffic;
     StageSync sync;
     /// Gradient buckets: each layer (in layers.layer_indices order) is one, holding its share
-    /// of the stage's dense parameters and (MoE layers) of its expert parameters.
-    std::vector<double> layer_dense_share, layer_expert_share;
+    /// of the stage's dense parameters and, a MoE layer, an equal share of its expert ones.
+    std::vector<double> layer_dense_share;
+    double moe_layer_expert_share = 0; ///< 1 / the stage's MoE layers (0 without any)
 };
 
 /// One layer's gradient bucket: its share of its stage's dense and expert sync, and the layer's

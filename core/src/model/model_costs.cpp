@@ -212,6 +212,13 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
         stages[s].has_embedding = (s == 0);
         stages[s].has_lm_head = (s == (chunks - 1) % pp);
     }
+    for (int c = 0; c < chunks; ++c)
+        stages[c % pp].layers +=
+            chunk_first[static_cast<size_t>(c) + 1] - chunk_first[static_cast<size_t>(c)];
+    for (StageLayers& st : stages) {
+        st.layer_indices.reserve(static_cast<size_t>(st.layers));
+        st.layers = 0;
+    }
     for (int c = 0; c < chunks; ++c) {
         const int first = chunk_first[static_cast<size_t>(c)];
         const int n = chunk_first[static_cast<size_t>(c) + 1] - first;

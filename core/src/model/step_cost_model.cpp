@@ -245,11 +245,12 @@ PassShares stagePassShares(const LayerPassCosts& l, const MoeCosts& moe, const S
 }
 
 StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepCostModel& model,
-                      const ParamCounts& pc, const StageLayers& layers) {
+                      const ParamCounts& pc, StageLayers&& stage_layers) {
     const LayerPassCosts& l = model.layer;
     const MoeCosts& moe = model.moe;
     StageCosts c;
-    c.layers = layers;
+    c.layers = std::move(stage_layers);
+    const StageLayers& layers = c.layers;
     for (const int layer : layers.layer_indices)
         if (s.model.isMoe() && layer >= s.model.dense_layers)
             c.moe_layer_indices.push_back(layer - s.model.dense_layers);
@@ -349,12 +350,9 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     for (const int layer : layers.layer_indices)
         stage_dense += dense_params(layer);
     c.layer_dense_share.reserve(layers.layer_indices.size());
-    c.layer_expert_share.reserve(layers.layer_indices.size());
-    for (const int layer : layers.layer_indices) {
-        const bool is_moe = s.model.isMoe() && layer >= s.model.dense_layers;
+    for (const int layer : layers.layer_indices)
         c.layer_dense_share.push_back(stage_dense > 0 ? dense_params(layer) / stage_dense : 0.0);
-        c.layer_expert_share.push_back(is_moe && moe_layers > 0 ? 1.0 / moe_layers : 0.0);
-    }
+    c.moe_layer_expert_share = moe_layers > 0 ? 1.0 / moe_layers : 0.0;
     return c;
 }
 
@@ -411,7 +409,9 @@ RankSync rankSync(const Scenario& s, const StepCostModel& model, int rank) {
         const StageSync& sync = stage.sync;
         for (size_t i = 0; i < stage.layers.layer_indices.size(); ++i) {
             const int layer = stage.layers.layer_indices[i];
-            const double dense = stage.layer_dense_share[i], expert = stage.layer_expert_share[i];
+            const bool moe_layer = s.model.isMoe() && layer >= s.model.dense_layers;
+            const double dense = stage.layer_dense_share[i];
+            const double expert = moe_layer ? stage.moe_layer_expert_share : 0.0;
             const LayerPass pass = layerPass(s, model, layer);
             rs.buckets.push_back(
                 {st, model.moe.valid && s.model.isMoe() && layer >= s.model.dense_layers,
@@ -442,10 +442,10 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
     setMtpCosts(s, model);
     const ParamCounts params = countParams(s.model);
-    const std::vector<StageLayers> stage_layers = splitLayers(s.model, lay);
+    std::vector<StageLayers> stage_layers = splitLayers(s.model, lay);
     model.stages.reserve(stage_layers.size());
-    for (const StageLayers& layers : stage_layers)
-        model.stages.push_back(stageCosts(s, placement, model, params, layers));
+    for (StageLayers& layers : stage_layers)
+        model.stages.push_back(stageCosts(s, placement, model, params, std::move(layers)));
 
     // Pipeline point-to-point: a micro-batch's activations forward and their gradients back.
     if (lay.pp > 1) {

@@ -218,6 +218,8 @@ StepEnds stepEnds(const StepCostModel& model, const std::vector<StagePace>& pace
     std::vector<double> sync, compute;
     if (gather_overlapped) {
         const std::vector<SyncBucket>& first = model.ranks.front().buckets;
+        sync.reserve(first.size());
+        compute.reserve(first.size());
         double before = 0;
         for (const SyncBucket& b : first) {
             sync.push_back(b.gather_s);

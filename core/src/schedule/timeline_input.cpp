@@ -54,7 +54,7 @@ void setDenseCosts(LayerCosts& k, const LayerPassCosts& t, double comm, bool fir
 /// The layer's gradient bucket: its shares of the stage's dense and expert gradient sync.
 void setGradientBucket(LayerCosts& k, const StageCosts& st, size_t i, double comm) {
     const double dense_share = st.layer_dense_share[i];
-    const double expert_share = k.moe ? st.layer_expert_share[i] : 0.0;
+    const double expert_share = k.moe ? st.moe_layer_expert_share : 0.0;
     const StageSync& sync = st.sync;
     k.grad_sync_s = comm * (sync.dp_grad_s * dense_share + sync.edp_grad_s * expert_share);
     k.param_gather_s = comm * (sync.dp_gather_s * dense_share + sync.edp_gather_s * expert_share);
