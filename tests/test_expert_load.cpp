@@ -81,6 +81,7 @@ private slots:
     void perGroupImbalance();
     void worstGroupImbalanceHandComputed();
     void cacheGivesTheSameSample();
+    void drawsSharedAcrossEp();
     void popularitySumsToOne();
     void zipfAlphaZeroIsUniform();
     void publishedSpreadHandComputed();
@@ -217,6 +218,64 @@ void TestExpertLoad::cacheGivesTheSameSample() {
     QCOMPARE(second.misses, int64_t{0});
     QVERIFY(found == drawn);
     QVERIFY(found->group_peaks == lean->group_peaks);
+}
+
+/// Layouts that differ only in EP degree, expert placement and capacity factor route the same
+/// token slots over the same streams: the layout search's samples share one set of multinomial
+/// counts, and each sample equals its own fresh one (its EP ranks, its drops).
+void TestExpertLoad::drawsSharedAcrossEp() {
+    Shape wide;
+    wide.nodes = 4;
+    wide.layers = 6;
+    wide.experts = 16;
+    wide.dp = 32;
+    wide.ep = 8; // 32 GPUs: expert-DP 4, slots 8 x 1024 x 2
+    Shape narrow = wide;
+    narrow.nodes = 2;
+    narrow.dp = 16;
+    narrow.ep = 4;
+    narrow.micro_batch = 2; // 16 GPUs: expert-DP 4, slots 4 x 2048 x 2
+    std::vector<Scenario> layouts = {makeScenario(wide), makeScenario(narrow)};
+    layouts.push_back(layouts[1]);
+    layouts.back().model.capacity_factor = 1.0; // drops the overflow of the same counts
+    for (Scenario& sc : layouts) {
+        sc.routing.model = PopularityModel::zipf;
+        sc.routing.zipf_alpha = 1.0;
+    }
+    QCOMPARE(tokenSlotsPerGroup(layouts[0]), 16384.0);
+    QCOMPARE(tokenSlotsPerGroup(layouts[1]), 16384.0);
+
+    ExpertLoadCache cache;
+    cache.shared = std::make_shared<LockedExpertLoadCache>();
+    ExpertLoadCache::DrawKey key;
+    key.token_slots = 16384;
+    key.groups = 4;
+    key.experts = 16;
+    key.moe_layers = 6;
+    key.routing = layouts[0].routing;
+    QVERIFY(!cache.shared->cache.findDraws(key));
+    std::vector<ExpertLoadCache::Draws> seen;
+    for (const Scenario& sc : layouts) {
+        const Placement p = place(sc);
+        const auto lean = sharedExpertLoad(sc, p, 0, cache, /*detail=*/false);
+        const ExpertLoad fresh = sampleExpertLoad(sc, p, 0);
+        QCOMPARE(fresh.sampled_groups, 4);
+        QVERIFY(lean->group_peaks == groupPeakRatios(fresh));
+        QVERIFY(lean->load.imbalance_per_layer == fresh.imbalance_per_layer);
+        QCOMPARE(lean->load.dropped_share, fresh.dropped_share);
+        seen.push_back(cache.shared->cache.findDraws(key));
+        QVERIFY(seen.back());
+    }
+    QVERIFY(seen[0] == seen[1] && seen[1] == seen[2]); // drawn once
+    QVERIFY(layouts[2].model.capacity_factor > 0 &&
+            sampleExpertLoad(layouts[2], place(layouts[2]), 0).dropped_share > 0);
+    // Another step draws its own counts.
+    key.step = 1;
+    QVERIFY(!cache.shared->cache.findDraws(key));
+    const auto next = sharedExpertLoad(layouts[0], place(layouts[0]), 1, cache, false);
+    QVERIFY(cache.shared->cache.findDraws(key) && cache.shared->cache.findDraws(key) != seen[0]);
+    QVERIFY(next->group_peaks ==
+            groupPeakRatios(sampleExpertLoad(layouts[0], place(layouts[0]), 1)));
 }
 
 void TestExpertLoad::popularitySumsToOne() {

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace moe {
 
@@ -524,6 +525,42 @@ struct LayerTally {
 
 /// Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
 /// over layers (a layer without tokens counts as balanced).
+/// One MoE layer's routing at a time: its popularity and, per token stream, the multinomial
+/// split of the stream's slots over the experts. A stream's seed depends on the routing seed,
+/// the step, the layer and the stream only.
+class LayerDrawer {
+public:
+    LayerDrawer(const RoutingSpec& routing, int experts, uint64_t step)
+        : routing_(routing)
+        , experts_(experts)
+        , zipf_weights_(zipfWeights(routing, experts))
+        , perm_(static_cast<size_t>(experts))
+        , split_(experts)
+        , step_seed_(combine(combine(routing.seed, kRoutingTag), step)) {}
+
+    /// Moves to `layer`, writing its popularity (experts values summing to 1) into `p`.
+    void setLayer(int layer, double* p) {
+        layerPopularity(routing_, layer, experts_, zipf_weights_, perm_, p);
+        split_.setPopularity(p);
+        layer_seed_ = combine(step_seed_, static_cast<uint64_t>(layer));
+    }
+    /// Stream `group`'s counts per expert (valid until the next draw).
+    const int64_t* draw(int group, int64_t slots) {
+        Rng rng(combine(layer_seed_, static_cast<uint64_t>(group)));
+        split_.draw(slots, rng);
+        return split_.counts.data();
+    }
+
+private:
+    const RoutingSpec& routing_;
+    const int experts_;
+    const std::vector<double> zipf_weights_;
+    std::vector<int> perm_;
+    MultinomialSplit split_;
+    const uint64_t step_seed_;
+    uint64_t layer_seed_ = 0;
+};
+
 void groupImbalance(ExpertLoad& load) {
     const std::vector<double> peaks = groupPeakRatios(load);
     const size_t groups = static_cast<size_t>(load.sampled_groups);
@@ -542,8 +579,33 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
 
 namespace expert_load_detail {
 
+bool drawsRouting(const Scenario& scenario) {
+    const SampleShape shape = sampleShape(scenario);
+    return scenario.model.isMoe() && scenario.model.moeLayers() > 0 &&
+           scenario.routing.balancing != BalancingMethod::perfect &&
+           shape.slots <= std::numeric_limits<int32_t>::max();
+}
+
+void drawRoutingCounts(const Scenario& scenario, uint64_t step, RoutingDraws& draws) {
+    const SampleShape shape = sampleShape(scenario);
+    draws.layers = scenario.model.moeLayers();
+    draws.groups = shape.groups;
+    draws.experts = scenario.model.experts;
+    draws.counts.resize(static_cast<size_t>(draws.layers) * draws.groups * draws.experts);
+    LayerDrawer drawer(scenario.routing, draws.experts, step);
+    std::vector<double> popularity(static_cast<size_t>(draws.experts));
+    for (int layer = 0; layer < draws.layers; ++layer) {
+        drawer.setLayer(layer, popularity.data());
+        for (int g = 0; g < draws.groups; ++g)
+            std::copy_n(drawer.draw(g, shape.slots), draws.experts,
+                        draws.counts.begin() +
+                            static_cast<std::ptrdiff_t>(
+                                (static_cast<size_t>(layer) * draws.groups + g) * draws.experts));
+    }
+}
+
 void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                    ExpertLoad& load) {
+                    ExpertLoad& load, const RoutingDraws* draws) {
     const ModelSpec& model = scenario.model;
     const LayoutSpec& layout = scenario.layout;
     if (!model.isMoe() || model.moeLayers() <= 0 || layout.ep < 1)
@@ -579,13 +641,10 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
     load.stage_of_layer = stageOfMoeLayers(model, layout);
 
     // Scratch, allocated once.
-    const std::vector<double> zipf_weights = zipfWeights(scenario.routing, experts);
-    std::vector<int> perm(static_cast<size_t>(experts));
-    MultinomialSplit split(experts);
+    LayerDrawer drawer(scenario.routing, experts, step);
     FlatExpertMap holders(experts);
     const double inv_groups = 1.0 / groups;
 
-    const uint64_t step_seed = combine(combine(scenario.routing.seed, kRoutingTag), step);
     const bool perfect = scenario.routing.balancing == BalancingMethod::perfect;
     double total_dropped = 0;
     double best_ratio = 1.0;
@@ -593,24 +652,25 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
 
     for (int layer = 0; layer < layers; ++layer) {
         double* p = load.popularity.data() + static_cast<size_t>(layer) * experts;
-        layerPopularity(scenario.routing, layer, experts, zipf_weights, perm, p);
-        split.setPopularity(p);
+        drawer.setLayer(layer, p);
         holders.update(placement.expertsForLayer(layer), experts, ep);
         double* per_expert = load.tokens_per_expert.data() + static_cast<size_t>(layer) * experts;
-        const uint64_t layer_seed = combine(step_seed, static_cast<uint64_t>(layer));
         LayerTally tally;
 
         for (int g = 0; g < groups; ++g) {
-            if (!perfect) {
-                Rng rng(combine(layer_seed, static_cast<uint64_t>(g)));
-                split.draw(slots, rng);
-            }
+            const int32_t* kept_counts = nullptr;
+            const int64_t* drawn_counts = nullptr;
+            if (!perfect && draws) // perfect balance routes the expected shares (below)
+                kept_counts = draws->at(layer, g);
+            else if (!perfect)
+                drawn_counts = drawer.draw(g, slots);
             double* ranks =
                 load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
             for (int e = 0; e < experts; ++e) {
                 // Perfect balance: exactly the expected share, slots * p(e) = slots / E.
-                const double routed = perfect ? static_cast<double>(slots) * p[e]
-                                              : static_cast<double>(split.counts[e]);
+                const double routed = perfect       ? static_cast<double>(slots) * p[e]
+                                      : kept_counts ? static_cast<double>(kept_counts[e])
+                                                    : static_cast<double>(drawn_counts[e]);
                 per_expert[e] += routed * inv_groups;
                 // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
                 const double kept = dropping ? std::min(routed, capacity) : routed;

@@ -4,6 +4,7 @@
 
 #include "expert_load_detail.h"
 
+#include <mutex>
 #include <utility>
 
 namespace moe {
@@ -48,6 +49,25 @@ size_t sampleBytes(const SharedExpertLoad& sample) {
 }
 } // namespace
 
+ExpertLoadCache::Draws ExpertLoadCache::findDraws(const DrawKey& key) const {
+    for (const auto& [k, draws] : draws_)
+        if (k == key)
+            return draws;
+    return nullptr;
+}
+
+void ExpertLoadCache::storeDraws(DrawKey key, Draws draws) {
+    const size_t bytes = draws->counts.size() * sizeof(int32_t);
+    if (bytes > kDrawBudgetBytes)
+        return;
+    while (!draws_.empty() && draw_bytes_ + bytes > kDrawBudgetBytes) {
+        draw_bytes_ -= draws_.front().second->counts.size() * sizeof(int32_t);
+        draws_.pop_front();
+    }
+    draws_.emplace_back(std::move(key), std::move(draws));
+    draw_bytes_ += bytes;
+}
+
 void ExpertLoadCache::store(Key key, std::shared_ptr<const SharedExpertLoad> sample) {
     const size_t bytes = sampleBytes(*sample);
     if (bytes > kBudgetBytes)
@@ -71,6 +91,37 @@ ExpertLoad sampleExpertLoad(const Scenario& scenario, const Placement& placement
 }
 
 namespace {
+
+/// The sample's multinomial counts, from the cache (the shared store when there is one) or
+/// drawn and kept there; null when the routing draws none (drawsRouting).
+ExpertLoadCache::Draws routingDraws(const Scenario& scenario, uint64_t step,
+                                    ExpertLoadCache& cache) {
+    if (!drawsRouting(scenario))
+        return nullptr;
+    const SampleShape shape = sampleShape(scenario);
+    ExpertLoadCache::DrawKey key;
+    key.token_slots = shape.slots;
+    key.groups = shape.groups;
+    key.step = step;
+    key.experts = scenario.model.experts;
+    key.moe_layers = scenario.model.moeLayers();
+    key.routing = scenario.routing;
+    ExpertLoadCache& store = cache.shared ? cache.shared->cache : cache;
+    {
+        std::unique_lock<std::mutex> lock;
+        if (cache.shared)
+            lock = std::unique_lock<std::mutex>(cache.shared->mutex);
+        if (ExpertLoadCache::Draws found = store.findDraws(key))
+            return found;
+    }
+    auto draws = std::make_shared<RoutingDraws>();
+    drawRoutingCounts(scenario, step, *draws);
+    std::unique_lock<std::mutex> lock;
+    if (cache.shared)
+        lock = std::unique_lock<std::mutex>(cache.shared->mutex);
+    store.storeDraws(std::move(key), draws);
+    return draws;
+}
 
 /// A fresh ExpertLoad that keeps `used`'s arrays' capacity for the next draw.
 void clearKeepingCapacity(ExpertLoad& used) {
@@ -117,7 +168,8 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
         // 16,384-GPU search grew to 1.8 GB).
         thread_local ExpertLoad drawn;
         clearKeepingCapacity(drawn);
-        drawExpertLoad(scenario, placement, step, drawn);
+        const ExpertLoadCache::Draws draws = routingDraws(scenario, step, cache);
+        drawExpertLoad(scenario, placement, step, drawn, draws.get());
         sample->group_peaks = groupPeakRatios(drawn);
         std::vector<double> popularity = std::move(drawn.popularity);
         std::vector<double> tokens_per_expert = std::move(drawn.tokens_per_expert);

@@ -438,20 +438,19 @@ void Searcher::buildStructures() {
             }
         }
     }
-    // Neighbours share routing samples (a thread keeps its recent ones): a sample reads EP and
-    // the token slots of an EP group, ep * etp * micro-batch * seq * top_k / (tp * cp), not the
-    // pipeline. So: by EP, then by etp / (tp * cp) (equal ratios give the same slots for the
-    // same micro-batch), then the degrees, pipeline depth innermost.
-    std::stable_sort(structures_.begin(), structures_.end(),
-                     [](const Structure& a, const Structure& b) {
-                         if (a.ep != b.ep)
-                             return a.ep < b.ep;
-                         const int64_t ra = int64_t{a.etp} * b.tp * b.cp;
-                         const int64_t rb = int64_t{b.etp} * a.tp * a.cp;
-                         if (ra != rb)
-                             return ra < rb;
-                         return std::tie(a.tp, a.cp, a.etp) < std::tie(b.tp, b.cp, b.etp);
-                     });
+    // Neighbours share routing samples (the threads keep their recent ones). A sample's
+    // multinomial counts, most of its cost, read only the token slots of an EP group,
+    // ep * etp / (tp * cp) * micro-batch * seq * top_k, and a sample reads EP besides; neither
+    // reads the pipeline. So: by ep * etp / (tp * cp) (equal ratios draw the same counts for the
+    // same micro-batch, whatever EP), then by EP, then the degrees, pipeline depth innermost.
+    std::stable_sort(
+        structures_.begin(), structures_.end(), [](const Structure& a, const Structure& b) {
+            const int64_t ua = int64_t{a.ep} * a.etp * b.tp * b.cp;
+            const int64_t ub = int64_t{b.ep} * b.etp * a.tp * a.cp;
+            if (ua != ub)
+                return ua < ub;
+            return std::tie(a.ep, a.tp, a.cp, a.etp) < std::tie(b.ep, b.tp, b.cp, b.etp);
+        });
 }
 
 std::vector<ScheduleChoice> Searcher::schedulesFor(int pp) const {
