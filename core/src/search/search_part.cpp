@@ -23,10 +23,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+bool sameTokenSlots(const Structure& a, const Structure& b) {
+    return int64_t{a.ep} * a.etp * b.tp * b.cp == int64_t{b.ep} * b.etp * a.tp * a.cp;
+}
+
 /// Runs `indices` of `structures` on up to `threads` workers; stops early once `stop` is set.
 void runStructures(const Searcher& searcher, const std::vector<size_t>& indices, bool only_count,
                    unsigned threads, std::vector<Outcome>& outcomes,
                    const std::function<bool()>& step) {
+    // Work comes in runs of structures whose EP groups route the same token slots per
+    // micro-batch (ep * etp / (tp * cp), the structures' first order): one thread's run draws
+    // its routing counts once, where threads taking neighbouring structures would each draw
+    // them at the same moment. Runs are cut so that every thread gets several (a pinned
+    // search may have a single kind).
+    const std::vector<Structure>& all = searcher.structures();
+    const size_t longest = std::max<size_t>(1, indices.size() / (4 * std::max(1u, threads)));
+    std::vector<size_t> run_begin;
+    for (size_t i = 0; i < indices.size(); ++i)
+        if (i == 0 || !sameTokenSlots(all[indices[i - 1]], all[indices[i]]) ||
+            i - run_begin.back() >= longest)
+            run_begin.push_back(i);
+    run_begin.push_back(indices.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
     const auto samples = std::make_shared<LockedExpertLoadCache>();
@@ -36,17 +53,17 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
         EvaluationCache cache;
         cache.keep_load = false;
         cache.loads.shared = samples;
-        for (size_t i = next++; i < indices.size() && !stop; i = next++) {
-            outcomes[indices[i]] =
-                searcher.run(searcher.structures()[indices[i]], only_count, cache);
-            if (!step())
-                stop = true;
-        }
+        for (size_t r = next++; r + 1 < run_begin.size() && !stop; r = next++)
+            for (size_t i = run_begin[r]; i < run_begin[r + 1] && !stop; ++i) {
+                outcomes[indices[i]] = searcher.run(all[indices[i]], only_count, cache);
+                if (!step())
+                    stop = true;
+            }
     };
     const unsigned n =
         only_count ? 1u
-                   : std::min<unsigned>(threads,
-                                        static_cast<unsigned>(std::max<size_t>(1, indices.size())));
+                   : std::min<unsigned>(
+                         threads, static_cast<unsigned>(std::max<size_t>(1, run_begin.size() - 1)));
     if (n <= 1) {
         work();
         return;
