@@ -381,31 +381,6 @@ SampleShape sampleShape(const Scenario& scenario) {
 
 using namespace expert_load_detail;
 
-std::vector<double> groupPeakRatios(const ExpertLoad& load) {
-    std::vector<double> out;
-    const int layers = load.moe_layers, groups = load.sampled_groups, ep = load.ep;
-    if (layers < 1 || groups < 1 || ep < 1 ||
-        load.rank_tokens.size() != static_cast<size_t>(layers) * groups * ep)
-        return out;
-    out.assign(static_cast<size_t>(layers) * groups, 0.0);
-    for (int layer = 0; layer < layers; ++layer) {
-        const double* layer_ranks =
-            load.rank_tokens.data() + static_cast<size_t>(layer) * groups * ep;
-        double layer_total = 0;
-        for (int i = 0; i < groups * ep; ++i)
-            layer_total += layer_ranks[i];
-        const double mean = layer_total / (static_cast<double>(groups) * ep);
-        if (mean <= 0.0)
-            continue;
-        for (int g = 0; g < groups; ++g)
-            out[static_cast<size_t>(layer) * groups + g] =
-                *std::max_element(layer_ranks + static_cast<size_t>(g) * ep,
-                                  layer_ranks + static_cast<size_t>(g + 1) * ep) /
-                mean;
-    }
-    return out;
-}
-
 double tokenSlotsPerGroup(const Scenario& scenario) {
     return scenario.model.isMoe() ? static_cast<double>(sampleShape(scenario).slots) : 0.0;
 }
@@ -437,6 +412,7 @@ struct FlatExpertMap {
     std::vector<int> holder_rank;
     std::vector<double> inv_replicas;
     const ExpertMap* flattened = nullptr;
+    bool round_robin = false; ///< expert e on rank e % ep alone (the default map)
 
     explicit FlatExpertMap(int experts)
         : holder_begin(static_cast<size_t>(experts) + 1)
@@ -452,6 +428,7 @@ struct FlatExpertMap {
         // nothing rather than reading past its end.
         const bool map_ok = static_cast<int>(map.ranks_of_expert.size()) == experts;
         holder_rank.clear();
+        round_robin = map_ok;
         for (int e = 0; e < experts; ++e) {
             holder_begin[e] = static_cast<int>(holder_rank.size());
             if (map_ok)
@@ -460,10 +437,58 @@ struct FlatExpertMap {
                         holder_rank.push_back(r);
             const int n = static_cast<int>(holder_rank.size()) - holder_begin[e];
             inv_replicas[e] = n > 0 ? 1.0 / n : 0.0;
+            round_robin = round_robin && n == 1 && holder_rank.back() == e % ep;
         }
         holder_begin[experts] = static_cast<int>(holder_rank.size());
     }
 };
+
+/// One token stream's slots per expert: a draw's counts (kept or just drawn), or with
+/// perfect balance the expected shares slots * p(e).
+struct StreamCounts {
+    const int32_t* kept = nullptr;
+    const int64_t* drawn = nullptr;
+    const double* popularity = nullptr;
+    double slots = 0;
+    double routed(int e) const {
+        return popularity ? slots * popularity[e]
+               : kept     ? static_cast<double>(kept[e])
+                          : static_cast<double>(drawn[e]);
+    }
+};
+
+/// Adds a stream's slots to its EP ranks' tokens (`ranks`) and, with `per_expert`, its share
+/// of the experts' mean over streams; returns the slots dropped. `capacity` < 0: dropless.
+double spreadOverRanks(const StreamCounts& counts, int experts, int ep,
+                       const FlatExpertMap& holders, double capacity, double* ranks,
+                       double* per_expert, double inv_groups) {
+    if (holders.round_robin && capacity < 0 && !counts.popularity) {
+        // The default map (expert e on EP rank e % ep alone) and no drops: a rank's tokens are
+        // its experts' counts, added in the same order as below.
+        for (int e = 0, r = 0; e < experts; ++e, r = r + 1 == ep ? 0 : r + 1) {
+            const double routed = counts.routed(e);
+            if (per_expert)
+                per_expert[e] += routed * inv_groups;
+            ranks[r] += routed;
+        }
+        return 0.0;
+    }
+    double dropped = 0;
+    for (int e = 0; e < experts; ++e) {
+        const double routed = counts.routed(e);
+        if (per_expert)
+            per_expert[e] += routed * inv_groups;
+        // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
+        const double kept = capacity >= 0 ? std::min(routed, capacity) : routed;
+        dropped += routed - kept;
+        // Replicas split their expert's tokens evenly: rank tokens = sum over its experts of
+        // count(e) / replicas(e).
+        const double share = kept * holders.inv_replicas[e];
+        for (int h = holders.holder_begin[e]; h < holders.holder_begin[e + 1]; ++h)
+            ranks[holders.holder_rank[h]] += share;
+    }
+    return dropped;
+}
 
 /// The multinomial draw of one layer's slots over its experts, with its scratch allocated once.
 struct MultinomialSplit {
@@ -605,7 +630,7 @@ void drawRoutingCounts(const Scenario& scenario, uint64_t step, RoutingDraws& dr
 }
 
 void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                    ExpertLoad& load, const RoutingDraws* draws) {
+                    ExpertLoad& load, const RoutingDraws* draws, bool detail) {
     const ModelSpec& model = scenario.model;
     const LayoutSpec& layout = scenario.layout;
     if (!model.isMoe() || model.moeLayers() <= 0 || layout.ep < 1)
@@ -633,8 +658,13 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
         dropping ? std::ceil(c * static_cast<double>(slots) / experts - 1e-9) : 0.0;
 
     const size_t pe = static_cast<size_t>(layers) * experts;
-    load.popularity.assign(pe, 0.0);
-    load.tokens_per_expert.assign(pe, 0.0);
+    std::vector<double> layer_popularity;
+    if (detail) {
+        load.popularity.assign(pe, 0.0);
+        load.tokens_per_expert.assign(pe, 0.0);
+    } else {
+        layer_popularity.resize(static_cast<size_t>(experts));
+    }
     load.rank_tokens.assign(static_cast<size_t>(layers) * groups * ep, 0.0);
     load.imbalance_per_layer.assign(static_cast<size_t>(layers), 1.0);
     load.dropped_share_per_layer.assign(static_cast<size_t>(layers), 0.0);
@@ -651,10 +681,12 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
     double hottest_tokens = -1;
 
     for (int layer = 0; layer < layers; ++layer) {
-        double* p = load.popularity.data() + static_cast<size_t>(layer) * experts;
+        double* p = detail ? load.popularity.data() + static_cast<size_t>(layer) * experts
+                           : layer_popularity.data();
         drawer.setLayer(layer, p);
         holders.update(placement.expertsForLayer(layer), experts, ep);
-        double* per_expert = load.tokens_per_expert.data() + static_cast<size_t>(layer) * experts;
+        double* per_expert =
+            detail ? load.tokens_per_expert.data() + static_cast<size_t>(layer) * experts : nullptr;
         LayerTally tally;
 
         for (int g = 0; g < groups; ++g) {
@@ -666,21 +698,11 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
                 drawn_counts = drawer.draw(g, slots);
             double* ranks =
                 load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
-            for (int e = 0; e < experts; ++e) {
-                // Perfect balance: exactly the expected share, slots * p(e) = slots / E.
-                const double routed = perfect       ? static_cast<double>(slots) * p[e]
-                                      : kept_counts ? static_cast<double>(kept_counts[e])
-                                                    : static_cast<double>(drawn_counts[e]);
-                per_expert[e] += routed * inv_groups;
-                // A dropped slot is neither sent nor computed: ranks carry min(count, capacity).
-                const double kept = dropping ? std::min(routed, capacity) : routed;
-                tally.dropped += routed - kept;
-                // Replicas split their expert's tokens evenly: rank tokens = sum over its
-                // experts of count(e) / replicas(e).
-                const double share = kept * holders.inv_replicas[e];
-                for (int h = holders.holder_begin[e]; h < holders.holder_begin[e + 1]; ++h)
-                    ranks[holders.holder_rank[h]] += share;
-            }
+            const StreamCounts counts{kept_counts, drawn_counts, perfect ? p : nullptr,
+                                      static_cast<double>(slots)};
+            tally.dropped +=
+                spreadOverRanks(counts, experts, ep, holders, dropping ? capacity : -1.0, ranks,
+                                per_expert, inv_groups);
             for (int r = 0; r < ep; ++r) {
                 tally.sum += ranks[r];
                 if (ranks[r] > tally.max) {
@@ -721,79 +743,5 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
 }
 
 } // namespace expert_load_detail
-
-double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
-                                       const std::vector<double>* peaks) const {
-    if (sampled_groups < 1 || ep < 1)
-        return 1.0;
-    const size_t groups = static_cast<size_t>(sampled_groups);
-    std::vector<double> computed;
-    if (!peaks || peaks->size() != static_cast<size_t>(std::max(0, moe_layers)) * groups) {
-        computed = groupPeakRatios(*this);
-        peaks = &computed;
-        if (computed.empty())
-            return 1.0;
-    }
-    std::vector<double> sum_ratio(groups, 0.0);
-    int counted = 0;
-    for (const int layer : layers) {
-        if (layer < 0 || layer >= moe_layers)
-            continue;
-        const double* row = peaks->data() + static_cast<size_t>(layer) * groups;
-        if (row[0] <= 0.0)
-            continue; // no tokens in this layer
-        for (size_t g = 0; g < groups; ++g)
-            sum_ratio[g] += row[g];
-        ++counted;
-    }
-    if (counted == 0)
-        return 1.0;
-    return std::max(1.0, *std::max_element(sum_ratio.begin(), sum_ratio.end()) / counted);
-}
-
-double ExpertLoad::gpuTokens(const Placement& placement, int gpu, int layer) const {
-    if (layer < 0 || layer >= moe_layers || sampled_groups < 1 || gpu < 0 ||
-        gpu >= placement.gpuCount())
-        return 0.0;
-    const RankCoords& rc = placement.coordsOf(gpu);
-    // Stages that do not hold the layer carry none of its tokens.
-    if (layer < static_cast<int>(stage_of_layer.size()) && rc.pp != stage_of_layer[layer])
-        return 0.0;
-    if (rc.ep < 0 || rc.ep >= ep)
-        return 0.0;
-    // Token stream = the GPU's expert-DP coordinate; with more streams than sampled groups,
-    // stream i reuses sample i % sampled_groups (deterministic, and every sample is shown).
-    const int group = (rc.edp >= 0 ? rc.edp : 0) % sampled_groups;
-    const size_t i = (static_cast<size_t>(layer) * sampled_groups + group) * ep + rc.ep;
-    return i < rank_tokens.size() ? rank_tokens[i] : 0.0;
-}
-
-int ExpertLoad::hottestGpu(const Placement& placement) const {
-    // The hottest sample lives in (hottest_layer, hottest_group, hottest_rank); the first GPU
-    // (lowest id) that maps onto it carries it. Fall back to a scan if none does (e.g. a
-    // placement without expert coordinates).
-    const int gpus = placement.gpuCount();
-    if (gpus == 0)
-        return 0;
-    const int stage =
-        hottest_layer < static_cast<int>(stage_of_layer.size()) ? stage_of_layer[hottest_layer] : 0;
-    for (int gpu = 0; gpu < gpus; ++gpu) {
-        const RankCoords& rc = placement.coordsOf(gpu);
-        if (sampled_groups > 0 && rc.pp == stage && rc.ep == hottest_rank &&
-            rc.edp % sampled_groups == hottest_group)
-            return gpu;
-    }
-    int best = 0;
-    double best_tokens = -1;
-    for (int gpu = 0; gpu < gpus; ++gpu)
-        for (int layer = 0; layer < moe_layers; ++layer) {
-            const double t = gpuTokens(placement, gpu, layer);
-            if (t > best_tokens) {
-                best_tokens = t;
-                best = gpu;
-            }
-        }
-    return best;
-}
 
 } // namespace moe

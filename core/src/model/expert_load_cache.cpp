@@ -169,14 +169,10 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
         thread_local ExpertLoad drawn;
         clearKeepingCapacity(drawn);
         const ExpertLoadCache::Draws draws = routingDraws(scenario, step, cache);
-        drawExpertLoad(scenario, placement, step, drawn, draws.get());
+        drawExpertLoad(scenario, placement, step, drawn, draws.get(), /*detail=*/false);
         sample->group_peaks = groupPeakRatios(drawn);
-        std::vector<double> popularity = std::move(drawn.popularity);
-        std::vector<double> tokens_per_expert = std::move(drawn.tokens_per_expert);
         std::vector<double> rank_tokens = std::move(drawn.rank_tokens);
         sample->load = drawn; // the rest: per-layer and per-group figures
-        drawn.popularity = std::move(popularity);
-        drawn.tokens_per_expert = std::move(tokens_per_expert);
         drawn.rank_tokens = std::move(rank_tokens);
     }
     if (cache.shared) {

@@ -42,8 +42,8 @@ bool drawsRouting(const Scenario& scenario);
 void drawRoutingCounts(const Scenario& scenario, uint64_t step, RoutingDraws& draws);
 /// sampleExpertLoad into `load`, a fresh ExpertLoad whose arrays may keep their capacity; with
 /// `draws` (drawRoutingCounts of the same scenario and step), from those counts, which gives
-/// the same sample.
+/// the same sample. Without `detail`, popularity and tokens_per_expert stay empty.
 void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                    ExpertLoad& load, const RoutingDraws* draws = nullptr);
+                    ExpertLoad& load, const RoutingDraws* draws = nullptr, bool detail = true);
 
 } // namespace moe::expert_load_detail
