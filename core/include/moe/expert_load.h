@@ -164,6 +164,10 @@ private:
     /// ~180 samples, ~40 MB; a huge cluster's samples are capped by size, not count).
     static constexpr size_t kBudgetBytes = size_t{48} << 20;
     std::deque<std::pair<Key, std::shared_ptr<const SharedExpertLoad>>> entries_;
+    /// hashOf(entries_[i].first): find() scans these 8 bytes an entry (a search keeps ~1,000
+    /// samples, each key ~200 bytes with its routing) and compares keys only on a match.
+    std::deque<uint64_t> hashes_;
+    static uint64_t hashOf(const Key& key);
     size_t bytes_ = 0;
     /// Kept counts: 3.8 MB each for DeepSeek-V3's 58 layers x 64 streams x 256 experts. A
     /// layout search walks ~40 micro-batch sizes per structure, each its own counts, before

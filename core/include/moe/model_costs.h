@@ -68,7 +68,9 @@ struct StageLayers {
 /// its vpp chunks as evenly as possible, earlier chunks taking the remainder.
 std::vector<int> chunkFirstLayers(const ModelSpec& model, const LayoutSpec& layout);
 /// The layers of each stage, from chunkFirstLayers.
-std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout);
+/// Without `with_indices`, layer_indices stay empty (what memoryPerGpu needs: the counts).
+std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout,
+                                     bool with_indices = true);
 
 /// Parameters one GPU of a stage holds: dense ones (attention, norms, dense FFN, shared
 /// experts, router, embedding/LM head where present) sharded over TP and replicated over DP,

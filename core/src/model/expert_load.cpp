@@ -546,10 +546,22 @@ struct MultinomialSplit {
 struct LayerTally {
     double dropped = 0, sum = 0, max = 0;
     int max_group = 0, max_rank = 0;
+    /// Stream `group`'s ranks: added to the layer's sum, the busiest kept; `peak` gets the
+    /// stream's busiest rank's tokens.
+    void add(const double* ranks, int ep, int group, double& peak) {
+        peak = ranks[0];
+        for (int r = 0; r < ep; ++r) {
+            sum += ranks[r];
+            peak = std::max(peak, ranks[r]);
+            if (ranks[r] > max) {
+                max = ranks[r];
+                max_group = group;
+                max_rank = r;
+            }
+        }
+    }
 };
 
-/// Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
-/// over layers (a layer without tokens counts as balanced).
 /// One MoE layer's routing at a time: its popularity and, per token stream, the multinomial
 /// split of the stream's slots over the experts. A stream's seed depends on the routing seed,
 /// the step, the layer and the stream only.
@@ -586,8 +598,21 @@ private:
     uint64_t layer_seed_ = 0;
 };
 
-void groupImbalance(ExpertLoad& load) {
-    const std::vector<double> peaks = groupPeakRatios(load);
+/// The sample's totals from its per-layer figures: the worst and mean imbalance, and the
+/// share of all slots dropped.
+void summarize(ExpertLoad& load, double max_ratio, double dropped_slots) {
+    double sum_ratio = 0;
+    for (double r : load.imbalance_per_layer)
+        sum_ratio += r;
+    load.max_imbalance = max_ratio;
+    load.mean_imbalance = sum_ratio / load.moe_layers;
+    const double all_slots = load.slots_per_group * load.sampled_groups * load.moe_layers;
+    load.dropped_share = all_slots > 0 ? dropped_slots / all_slots : 0.0;
+}
+
+/// Per-group imbalance: each sampled group's busiest rank against the layer mean, averaged
+/// over layers, a layer without tokens counting as balanced (`peaks`: groupPeakRatios(load)).
+void groupImbalance(ExpertLoad& load, const std::vector<double>& peaks) {
     const size_t groups = static_cast<size_t>(load.sampled_groups);
     load.imbalance_per_group.assign(groups, 0.0);
     for (size_t i = 0; i < peaks.size(); ++i)
@@ -630,7 +655,8 @@ void drawRoutingCounts(const Scenario& scenario, uint64_t step, RoutingDraws& dr
 }
 
 void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                    ExpertLoad& load, const RoutingDraws* draws, bool detail) {
+                    ExpertLoad& load, const RoutingDraws* draws, bool detail,
+                    std::vector<double>* group_peaks) {
     const ModelSpec& model = scenario.model;
     const LayoutSpec& layout = scenario.layout;
     if (!model.isMoe() || model.moeLayers() <= 0 || layout.ep < 1)
@@ -665,7 +691,14 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
     } else {
         layer_popularity.resize(static_cast<size_t>(experts));
     }
-    load.rank_tokens.assign(static_cast<size_t>(layers) * groups * ep, 0.0);
+    // Without detail one stream's ranks at a time: a DeepSeek-V3 sample at EP = 256 would
+    // otherwise write and read back 7.6 MB of per-rank tokens.
+    std::vector<double> stream_ranks;
+    if (detail)
+        load.rank_tokens.assign(static_cast<size_t>(layers) * groups * ep, 0.0);
+    else
+        stream_ranks.resize(static_cast<size_t>(ep));
+    std::vector<double> peaks(static_cast<size_t>(layers) * groups, 0.0); // groupPeakRatios
     load.imbalance_per_layer.assign(static_cast<size_t>(layers), 1.0);
     load.dropped_share_per_layer.assign(static_cast<size_t>(layers), 0.0);
     load.stage_of_layer = stageOfMoeLayers(model, layout);
@@ -697,26 +730,26 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
             else if (!perfect)
                 drawn_counts = drawer.draw(g, slots);
             double* ranks =
-                load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep;
+                detail ? load.rank_tokens.data() + (static_cast<size_t>(layer) * groups + g) * ep
+                       : stream_ranks.data();
+            if (!detail)
+                std::fill(stream_ranks.begin(), stream_ranks.end(), 0.0);
             const StreamCounts counts{kept_counts, drawn_counts, perfect ? p : nullptr,
                                       static_cast<double>(slots)};
             tally.dropped +=
                 spreadOverRanks(counts, experts, ep, holders, dropping ? capacity : -1.0, ranks,
                                 per_expert, inv_groups);
-            for (int r = 0; r < ep; ++r) {
-                tally.sum += ranks[r];
-                if (ranks[r] > tally.max) {
-                    tally.max = ranks[r];
-                    tally.max_group = g;
-                    tally.max_rank = r;
-                }
-            }
+            tally.add(ranks, ep, g, peaks[static_cast<size_t>(layer) * groups + g]);
         }
 
         // Imbalance = max over (groups, ranks) / mean over all ranks of the layer: the EP group
         // waits for its slowest rank, and the step for its slowest group.
         const double mean = tally.sum / (static_cast<double>(groups) * ep);
         const double ratio = mean > 0.0 ? tally.max / mean : 1.0;
+        for (int g = 0; g < groups; ++g) {
+            double& peak = peaks[static_cast<size_t>(layer) * groups + g];
+            peak = mean > 0.0 ? peak / mean : 0.0;
+        }
         load.imbalance_per_layer[layer] = ratio;
         const double layer_slots = static_cast<double>(slots) * groups;
         load.dropped_share_per_layer[layer] = layer_slots > 0 ? tally.dropped / layer_slots : 0.0;
@@ -732,14 +765,10 @@ void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64
         }
     }
 
-    groupImbalance(load);
-    double sum_ratio = 0;
-    for (double r : load.imbalance_per_layer)
-        sum_ratio += r;
-    load.max_imbalance = best_ratio;
-    load.mean_imbalance = sum_ratio / layers;
-    const double all_slots = static_cast<double>(slots) * groups * layers;
-    load.dropped_share = all_slots > 0 ? total_dropped / all_slots : 0.0;
+    groupImbalance(load, peaks);
+    if (group_peaks)
+        *group_peaks = std::move(peaks);
+    summarize(load, best_ratio, total_dropped);
 }
 
 } // namespace expert_load_detail

@@ -4,6 +4,7 @@
 
 #include "expert_load_detail.h"
 
+#include <bit>
 #include <mutex>
 #include <utility>
 
@@ -32,10 +33,29 @@ ExpertLoadCache::Key cacheKey(const Scenario& scenario, uint64_t step) {
 
 } // namespace
 
+uint64_t ExpertLoadCache::hashOf(const Key& key) {
+    // FNV-1a over the numbers; keys equal in them and different elsewhere (the routing's
+    // histogram, the expert placement) only cost a full comparison.
+    uint64_t h = 0xcbf29ce484222325ULL;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; };
+    mix(static_cast<uint64_t>(key.token_slots));
+    mix(static_cast<uint64_t>(key.ep));
+    mix(static_cast<uint64_t>(key.groups));
+    mix(key.step);
+    mix(static_cast<uint64_t>(key.experts));
+    mix(static_cast<uint64_t>(key.moe_layers));
+    mix(key.capacity_factor == 0 ? 0 : std::bit_cast<uint64_t>(key.capacity_factor)); // -0 == 0
+    mix(key.detail);
+    mix(key.routing.seed);
+    mix(static_cast<uint64_t>(key.expert_placement.size()));
+    return h;
+}
+
 std::shared_ptr<const SharedExpertLoad> ExpertLoadCache::find(const Key& key) const {
-    for (const auto& [k, sample] : entries_)
-        if (k == key)
-            return sample;
+    const uint64_t h = hashOf(key);
+    for (size_t i = 0; i < hashes_.size(); ++i)
+        if (hashes_[i] == h && entries_[i].first == key)
+            return entries_[i].second;
     return nullptr;
 }
 
@@ -75,7 +95,9 @@ void ExpertLoadCache::store(Key key, std::shared_ptr<const SharedExpertLoad> sam
     while (!entries_.empty() && bytes_ + bytes > kBudgetBytes) {
         bytes_ -= sampleBytes(*entries_.front().second);
         entries_.pop_front();
+        hashes_.pop_front();
     }
+    hashes_.push_back(hashOf(key));
     entries_.emplace_back(std::move(key), std::move(sample));
     bytes_ += bytes;
 }
@@ -123,20 +145,6 @@ ExpertLoadCache::Draws routingDraws(const Scenario& scenario, uint64_t step,
     return draws;
 }
 
-/// A fresh ExpertLoad that keeps `used`'s arrays' capacity for the next draw.
-void clearKeepingCapacity(ExpertLoad& used) {
-    auto emptied = [](std::vector<double>& v) {
-        std::vector<double> kept = std::move(v);
-        kept.clear();
-        return kept;
-    };
-    ExpertLoad fresh;
-    fresh.popularity = emptied(used.popularity);
-    fresh.tokens_per_expert = emptied(used.tokens_per_expert);
-    fresh.rank_tokens = emptied(used.rank_tokens);
-    used = std::move(fresh);
-}
-
 } // namespace
 
 std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenario,
@@ -163,17 +171,11 @@ std::shared_ptr<const SharedExpertLoad> sharedExpertLoad(const Scenario& scenari
         sample->load = sampleExpertLoad(scenario, placement, step);
         sample->group_peaks = groupPeakRatios(sample->load);
     } else {
-        // The big arrays are drawn into one per thread and stay there: allocating and freeing
-        // megabytes per sample between the kept samples' small arrays fragments the heap (a
-        // 16,384-GPU search grew to 1.8 GB).
-        thread_local ExpertLoad drawn;
-        clearKeepingCapacity(drawn);
+        // Without detail no per-rank or per-expert array is made (what pricing reads is the
+        // group peaks and the per-layer figures).
         const ExpertLoadCache::Draws draws = routingDraws(scenario, step, cache);
-        drawExpertLoad(scenario, placement, step, drawn, draws.get(), /*detail=*/false);
-        sample->group_peaks = groupPeakRatios(drawn);
-        std::vector<double> rank_tokens = std::move(drawn.rank_tokens);
-        sample->load = drawn; // the rest: per-layer and per-group figures
-        drawn.rank_tokens = std::move(rank_tokens);
+        drawExpertLoad(scenario, placement, step, sample->load, draws.get(), /*detail=*/false,
+                       &sample->group_peaks);
     }
     if (cache.shared) {
         const std::lock_guard<std::mutex> lock(cache.shared->mutex);

@@ -42,8 +42,10 @@ bool drawsRouting(const Scenario& scenario);
 void drawRoutingCounts(const Scenario& scenario, uint64_t step, RoutingDraws& draws);
 /// sampleExpertLoad into `load`, a fresh ExpertLoad whose arrays may keep their capacity; with
 /// `draws` (drawRoutingCounts of the same scenario and step), from those counts, which gives
-/// the same sample. Without `detail`, popularity and tokens_per_expert stay empty.
+/// the same sample. Without `detail`, popularity and tokens_per_expert stay empty. With
+/// `group_peaks`, groupPeakRatios(load) there.
 void drawExpertLoad(const Scenario& scenario, const Placement& placement, uint64_t step,
-                    ExpertLoad& load, const RoutingDraws* draws = nullptr, bool detail = true);
+                    ExpertLoad& load, const RoutingDraws* draws = nullptr, bool detail = true,
+                    std::vector<double>* group_peaks = nullptr);
 
 } // namespace moe::expert_load_detail

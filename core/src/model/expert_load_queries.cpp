@@ -6,6 +6,7 @@
 #include "moe/placement.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace moe {
@@ -47,7 +48,10 @@ double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
         if (computed.empty())
             return 1.0;
     }
-    std::vector<double> sum_ratio(groups, 0.0);
+    // Sampled groups are at most kMaxSampledGroups; a hand-built load may have more.
+    std::array<double, kMaxSampledGroups> fixed{};
+    std::vector<double> more(groups > fixed.size() ? groups : 0, 0.0);
+    double* sum_ratio = more.empty() ? fixed.data() : more.data();
     int counted = 0;
     for (const int layer : layers) {
         if (layer < 0 || layer >= moe_layers)
@@ -61,7 +65,7 @@ double ExpertLoad::worstGroupImbalance(const std::vector<int>& layers,
     }
     if (counted == 0)
         return 1.0;
-    return std::max(1.0, *std::max_element(sum_ratio.begin(), sum_ratio.end()) / counted);
+    return std::max(1.0, *std::max_element(sum_ratio, sum_ratio + groups) / counted);
 }
 
 double ExpertLoad::gpuTokens(const Placement& placement, int gpu, int layer) const {

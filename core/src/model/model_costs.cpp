@@ -198,7 +198,8 @@ std::vector<int> chunkFirstLayers(const ModelSpec& model, const LayoutSpec& layo
     return first;
 }
 
-std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout) {
+std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& layout,
+                                     bool with_indices) {
     const int pp = atLeastOne(layout.pp);
     const int layers = std::max(0, model.layers);
     const std::vector<int> chunk_first = chunkFirstLayers(model, layout);
@@ -212,12 +213,14 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
         stages[s].has_embedding = (s == 0);
         stages[s].has_lm_head = (s == (chunks - 1) % pp);
     }
-    for (int c = 0; c < chunks; ++c)
-        stages[c % pp].layers +=
-            chunk_first[static_cast<size_t>(c) + 1] - chunk_first[static_cast<size_t>(c)];
-    for (StageLayers& st : stages) {
-        st.layer_indices.reserve(static_cast<size_t>(st.layers));
-        st.layers = 0;
+    if (with_indices) {
+        for (int c = 0; c < chunks; ++c)
+            stages[c % pp].layers +=
+                chunk_first[static_cast<size_t>(c) + 1] - chunk_first[static_cast<size_t>(c)];
+        for (StageLayers& st : stages) {
+            st.layer_indices.reserve(static_cast<size_t>(st.layers));
+            st.layers = 0;
+        }
     }
     for (int c = 0; c < chunks; ++c) {
         const int first = chunk_first[static_cast<size_t>(c)];
@@ -226,7 +229,7 @@ std::vector<StageLayers> splitLayers(const ModelSpec& model, const LayoutSpec& l
         if (c < pp)
             st.first_layer = first;
         st.layers += n;
-        for (int layer = first; layer < first + n; ++layer)
+        for (int layer = first; with_indices && layer < first + n; ++layer)
             st.layer_indices.push_back(layer);
         const int dense = std::clamp(dense_below - first, 0, n);
         st.dense_layers += dense;

@@ -251,6 +251,7 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
     StageCosts c;
     c.layers = std::move(stage_layers);
     const StageLayers& layers = c.layers;
+    c.moe_layer_indices.reserve(static_cast<size_t>(layers.moe_layers));
     for (const int layer : layers.layer_indices)
         if (s.model.isMoe() && layer >= s.model.dense_layers)
             c.moe_layer_indices.push_back(layer - s.model.dense_layers);

@@ -148,7 +148,7 @@ std::vector<int> orderSignature(const RankOrder& order, const LayoutSpec& l) {
 MemoryBreakdown worstMemory(const Scenario& s) {
     MemoryBreakdown worst;
     bool first = true;
-    for (const StageLayers& stage : splitLayers(s.model, s.layout)) {
+    for (const StageLayers& stage : splitLayers(s.model, s.layout, /*with_indices=*/false)) {
         const MemoryBreakdown m = memoryPerGpu(s, stage);
         if (first || m.margin_bytes < worst.margin_bytes)
             worst = m;
