@@ -155,8 +155,8 @@ public:
     int64_t hits = 0;
     int64_t misses = 0;
     /// When set, samples are found in and kept there instead (under its lock), so one
-    /// thread's draw serves the others: the layout search's workers take neighbouring
-    /// structures, which read the same samples. hits and misses stay this cache's own.
+    /// thread's draw serves the others: the layout search's workers read each other's samples
+    /// and routing counts. hits and misses stay this cache's own.
     std::shared_ptr<LockedExpertLoadCache> shared;
 
 private:
