@@ -141,6 +141,8 @@ ExpertLoadCache::Draws routingDraws(const Scenario& scenario, uint64_t step,
     std::unique_lock<std::mutex> lock;
     if (cache.shared)
         lock = std::unique_lock<std::mutex>(cache.shared->mutex);
+    if (ExpertLoadCache::Draws found = store.findDraws(key))
+        return found; // another thread drew them meanwhile: one copy is kept
     store.storeDraws(std::move(key), draws);
     return draws;
 }
