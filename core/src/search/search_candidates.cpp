@@ -445,12 +445,14 @@ void Searcher::buildStructures() {
     // same micro-batch, whatever EP), then by EP, then the degrees, pipeline depth innermost.
     std::stable_sort(
         structures_.begin(), structures_.end(), [](const Structure& a, const Structure& b) {
-            const int64_t ua = int64_t{a.ep} * a.etp * b.tp * b.cp;
-            const int64_t ub = int64_t{b.ep} * b.etp * a.tp * a.cp;
-            if (ua != ub)
-                return ua < ub;
+            if (const int64_t slots = compareTokenSlots(a, b); slots != 0)
+                return slots < 0;
             return std::tie(a.ep, a.tp, a.cp, a.etp) < std::tie(b.ep, b.tp, b.cp, b.etp);
         });
+}
+
+int64_t compareTokenSlots(const Structure& a, const Structure& b) {
+    return int64_t{a.ep} * a.etp * b.tp * b.cp - int64_t{b.ep} * b.etp * a.tp * a.cp;
 }
 
 std::vector<ScheduleChoice> Searcher::schedulesFor(int pp) const {

@@ -9,6 +9,7 @@
 #include "moe/search.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ Diagnostics parsePins(const std::vector<std::string>& pins, Pins& out);
 struct Structure {
     int tp = 1, cp = 1, pp = 1, dp = 1, ep = 1, etp = 1;
 };
+
+/// ep * etp / (tp * cp) of `a` against `b`: negative, zero or positive. It is an EP group's
+/// token slots per micro-batch up to the model's factors, so equal values draw the same
+/// routing counts for the same micro-batch, whatever the EP degree.
+int64_t compareTokenSlots(const Structure& a, const Structure& b);
 
 struct ScheduleChoice {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;

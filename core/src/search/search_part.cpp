@@ -23,10 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool sameTokenSlots(const Structure& a, const Structure& b) {
-    return int64_t{a.ep} * a.etp * b.tp * b.cp == int64_t{b.ep} * b.etp * a.tp * a.cp;
-}
-
 /// Runs `indices` of `structures` on up to `threads` workers; stops early once `stop` is set.
 void runStructures(const Searcher& searcher, const std::vector<size_t>& indices, bool only_count,
                    unsigned threads, std::vector<Outcome>& outcomes,
@@ -40,7 +36,7 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
     const size_t longest = std::max<size_t>(1, indices.size() / (4 * std::max(1u, threads)));
     std::vector<size_t> run_begin;
     for (size_t i = 0; i < indices.size(); ++i)
-        if (i == 0 || !sameTokenSlots(all[indices[i - 1]], all[indices[i]]) ||
+        if (i == 0 || compareTokenSlots(all[indices[i - 1]], all[indices[i]]) != 0 ||
             i - run_begin.back() >= longest)
             run_begin.push_back(i);
     run_begin.push_back(indices.size());
