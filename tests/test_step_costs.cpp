@@ -620,6 +620,17 @@ private slots:
         QVERIFY(moe::test::close(r0.weight_backward_s, 0.45));
         QVERIFY(moe::test::close(r0.input_backward_s, 4.38));
         QVERIFY(moe::test::close(r0.paired_s, 29.1));
+        // Passes alone expose X_f = 0.02 (forward) and X_b = 0.03 (backward), a pair X_p =
+        // 0.01. Rank 0: t mixes them as (97 x 0.01 + 23 x 0.05) / 120 = 0.0176667, so the
+        // compute is c = 0.2823333: F = W = 0.0941111, B = 0.1882222. 1F = 23 x (F + 0.02) =
+        // 2.6245556, 1W = 15 W = 1.4116667, 1B = 23 x (B + 0.03) - 1W = 3.6074444, 1F1B =
+        // 97 x (c + 0.01) = 28.3563333: together 120 x 0.3 = 36, as before.
+        r0 = dualPipePhases(16, 120, 0, 0.3, 40, PassShares{}, PassTransfers{0.02, 0.03, 0.01});
+        QVERIFY(moe::test::close(r0.forward_s, 2.6245556, 1e-6));
+        QVERIFY(moe::test::close(r0.weight_backward_s, 1.4116667, 1e-6));
+        QVERIFY(moe::test::close(r0.input_backward_s, 3.6074444, 1e-6));
+        QVERIFY(moe::test::close(r0.paired_s, 28.3563333, 1e-6));
+        QVERIFY(moe::test::close(r0.idle_s, 4.0));
     }
 
     /// Combined 1F1B's passes alone, in micro-batches: warm-up chunk forwards over vpp.

@@ -258,6 +258,12 @@ struct PairExposure {
     double total_s() const { return all_to_all_s + tp_s + imbalance_s; }
 };
 
+/// What one micro-batch's forward and its backward expose when each runs alone, unpaired: all
+/// their transfers.
+struct AloneTransfers {
+    PairExposure forward, backward;
+};
+
 /// One segment of a pass in a DualPipe pair (timeline_builder.cpp, emitPair): the transfers a block
 /// of compute waits for, then that block.
 struct PairSegment {
@@ -531,9 +537,10 @@ struct OptimizerPhase {
 };
 
 /// One DualPipe rank's step in segments (docs/model.md, "DualPipe phases"): what its compute
-/// stream runs alone and paired, from deepseek-ai/DualPipe's phase counts and the rank's
-/// micro-batch time t split as the bubble's closed form splits it (F = t/3, B = 2t/3, W = B/2).
-/// The segments plus idle_s and the optimizer make the step.
+/// stream runs alone and paired, from deepseek-ai/DualPipe's phase counts, the rank's
+/// micro-batch compute split as the bubble's closed form splits it (F = t/3, B = 2t/3, W = B/2
+/// by default) and the transfers each kind of pass exposes. The segments plus idle_s and the
+/// optimizer make the step.
 struct DualPipePhases {
     bool valid = false;           ///< DualPipe with pp >= 2 only
     int rank = 0;                 ///< the rank that sets the step's pace
@@ -548,10 +555,19 @@ struct DualPipePhases {
     double idle_s = 0;
 };
 
+/// A rank's exposed transfers per micro-batch by how its passes run: an unpaired forward and an
+/// unpaired backward expose all of theirs, a pair what the pair model leaves.
+struct PassTransfers {
+    double alone_forward_s = 0, alone_backward_s = 0, pair_s = 0;
+};
+
 /// Rank `rank`'s phases for m micro-batches of time t_mb; before_optimizer_s is the step less
-/// its optimizer (the rank's idle time is what m t_mb leaves of it).
+/// its optimizer (the rank's idle time is what m t_mb leaves of it). t_mb holds the transfers
+/// the rank's passes expose, mixed over paired and unpaired ones as `transfers` says; each
+/// phase takes its own passes' share.
 DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
-                              double before_optimizer_s, const PassShares& shares = {});
+                              double before_optimizer_s, const PassShares& shares = {},
+                              const PassTransfers& transfers = {});
 
 struct StepPrice {
     std::vector<StepBreakdown> stage_per_micro_batch; ///< per stage, at the sample's load

@@ -179,25 +179,33 @@ DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares) {
 // unoverlapped first step-4 forward run u = dualPipeUnpairedPasses forwards alone, and as many
 // backwards run alone (phases 3 and 5-7); the rank's W steps (phases 3, 7 and 8: 2(pp/2-hr-1)
 // + hr + 1 = pp - 1 - hr) run the weight gradients its zero-bubble backwards deferred; the
-// other m - u forwards run paired with a backward. With F, B, W of dualPipePassSplit:
-//     1F = u F,  1B = u B - n_W W,  1W = n_W W,  1F1B = (m - u)(F + B),
+// other m - u forwards run paired with a backward. A pass alone exposes all its transfers (X_f
+// forward, X_b backward), a pair what the pair model leaves (X_p); t holds their mix over the
+// rank's m micro-batches (transferExposure), so its compute is
+//     c = t - ((m - u) X_p + u (X_f + X_b)) / m,
+// split into F, B and W by dualPipePassSplit. Then
+//     1F = u (F + X_f),  1B = u (B + X_b) - n_W W,  1W = n_W W,  1F1B = (m - u)(F + B + X_p),
 // which sum to m t; the step before the optimizer less m t is the rank's idle time.
 DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
-                              double before_optimizer_s, const PassShares& shares) {
+                              double before_optimizer_s, const PassShares& shares,
+                              const PassTransfers& transfers) {
     DualPipePhases ph;
     if (pp < 2)
         return ph;
     const int from_end = std::min(rank, pp - 1 - rank);
-    const DualPipePassSplit pass = dualPipePassSplit(t_mb, shares);
     ph.valid = true;
     ph.rank = rank;
     ph.alone = std::min(micro_batches, static_cast<int>(dualPipeUnpairedPasses(pp, rank)));
     ph.deferred_w = pp - 1 - from_end;
-    ph.forward_s = ph.alone * pass.forward_s;
+    const double m = micro_batches, u = ph.alone;
+    const double alone_s = transfers.alone_forward_s + transfers.alone_backward_s;
+    const double mixed_s = m > 0 ? ((m - u) * transfers.pair_s + u * alone_s) / m : 0.0;
+    const DualPipePassSplit pass = dualPipePassSplit(std::max(0.0, t_mb - mixed_s), shares);
+    ph.forward_s = u * (pass.forward_s + transfers.alone_forward_s);
     ph.weight_backward_s = ph.deferred_w * pass.weight_s;
-    ph.input_backward_s = ph.alone * pass.backward_s - ph.weight_backward_s;
-    ph.paired_s = (micro_batches - ph.alone) * (pass.forward_s + pass.backward_s);
-    ph.idle_s = std::max(0.0, before_optimizer_s - micro_batches * t_mb);
+    ph.input_backward_s = u * (pass.backward_s + transfers.alone_backward_s) - ph.weight_backward_s;
+    ph.paired_s = (m - u) * (pass.forward_s + pass.backward_s + transfers.pair_s);
+    ph.idle_s = std::max(0.0, before_optimizer_s - m * t_mb);
     return ph;
 }
 

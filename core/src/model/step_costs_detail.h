@@ -7,6 +7,7 @@
 namespace moe {
 struct HardwareRates;
 struct Scenario;
+struct AloneTransfers;
 struct PairExposure;
 struct StageCosts;
 struct StagePace;
@@ -18,6 +19,13 @@ namespace moe::step_costs_detail {
 /// The optimizer's step on `shard_params` parameters of this GPU's shard, gradient norm
 /// included (step_costs.cpp, optimizerBytesPerParam).
 double optimizerStep_s(const Scenario& s, double shard_params, const HardwareRates& r);
+
+/// What a micro-batch's forward and backward on a stage expose when each runs alone (all their
+/// transfers), and what a pair of them exposes (step_price.cpp).
+AloneTransfers aloneTransfers(const StepCostModel& model, const StageCosts& stage,
+                              const StagePace& pace);
+PairExposure pairTransfers(const StepCostModel& model, const StageCosts& stage,
+                           const StagePace& pace);
 
 /// The exposed all-to-all and TP time of one micro-batch on `stage` at `pace`
 /// (step_price.cpp).

@@ -11,6 +11,46 @@
 
 namespace moe {
 
+/// What one micro-batch's forward and backward on `stage` expose when they run alone: all their
+/// transfers - the all-to-alls at the mean load plus the busiest receiver's extra (their tail,
+/// charged as imbalance wait), and the TP collectives by the passes' call counts.
+AloneTransfers step_costs_detail::aloneTransfers(const StepCostModel& model,
+                                                 const StageCosts& stage, const StagePace& pace) {
+    AloneTransfers alone;
+    const LayerPassCosts& l = model.layer;
+    const double tp_calls = static_cast<double>(l.tp_calls_fwd + l.tp_calls_bwd);
+    alone.forward.tp_s = tp_calls > 0 ? stage.traffic.tp_s * l.tp_calls_fwd / tp_calls : 0.0;
+    alone.backward.tp_s = stage.traffic.tp_s - alone.forward.tp_s;
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    if (moe_layers > 0 && model.moe.valid) {
+        const MoeLayerPrice& mean = model.moe.mean;
+        const MoeLayerPrice& hot = pace.hot;
+        alone.forward.all_to_all_s = moe_layers * (mean.dispatch_fwd_s + mean.combine_fwd_s);
+        alone.forward.imbalance_s =
+            moe_layers * (hot.dispatch_fwd_s + hot.combine_fwd_s) - alone.forward.all_to_all_s;
+        alone.backward.all_to_all_s = moe_layers * (mean.combine_bwd_s + mean.dispatch_bwd_s);
+        alone.backward.imbalance_s =
+            moe_layers * (hot.combine_bwd_s + hot.dispatch_bwd_s) - alone.backward.all_to_all_s;
+    }
+    return alone;
+}
+
+/// What one paired micro-batch (a forward and a backward in one DualPipe or combined-1F1B pair)
+/// on `stage` exposes: each MoE layer's pair exposure at the stage's pace, and the dense layers'
+/// TP exposure.
+PairExposure step_costs_detail::pairTransfers(const StepCostModel& model, const StageCosts& stage,
+                                              const StagePace& pace) {
+    PairExposure pair;
+    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
+    if (moe_layers > 0 && model.moe.valid) {
+        pair.all_to_all_s = moe_layers * pace.pair.all_to_all_s;
+        pair.tp_s = moe_layers * pace.pair.tp_s;
+        pair.imbalance_s = moe_layers * pace.pair.imbalance_s;
+    }
+    pair.tp_s += stage.dense_pair_tp_s;
+    return pair;
+}
+
 /// The exposed all-to-all and TP time of one micro-batch on `stage` when its EP groups run at
 /// `factor` x the mean load. Without paired passes every transfer is on the critical path.
 /// DualPipe and combined 1F1B (see alternatingSegmentsExposure): the u forwards and u
@@ -26,25 +66,13 @@ namespace moe {
 /// the chunks of a pair's two stages differ in layers, which hides less.
 PairExposure step_costs_detail::transferExposure(const StepCostModel& model,
                                                  const StageCosts& stage, const StagePace& pace) {
-    const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
-    const bool moe = moe_layers > 0 && model.moe.valid;
-    // Everything exposed: the all-to-alls at the mean load, plus the busiest receiver's extra.
-    PairExposure alone;
-    alone.tp_s = stage.traffic.tp_s;
-    if (moe) {
-        const double mean_s = model.moe.mean.transfers_s();
-        alone.all_to_all_s = moe_layers * mean_s;
-        alone.imbalance_s = moe_layers * (pace.hot.transfers_s() - mean_s);
-    }
+    const AloneTransfers passes = aloneTransfers(model, stage, pace);
+    const PairExposure alone{passes.forward.all_to_all_s + passes.backward.all_to_all_s,
+                             passes.forward.tp_s + passes.backward.tp_s,
+                             passes.forward.imbalance_s + passes.backward.imbalance_s};
     if (!model.paired_passes)
         return alone;
-    PairExposure pair;
-    if (moe) {
-        pair.all_to_all_s = moe_layers * pace.pair.all_to_all_s;
-        pair.tp_s = moe_layers * pace.pair.tp_s;
-        pair.imbalance_s = moe_layers * pace.pair.imbalance_s;
-    }
-    pair.tp_s += stage.dense_pair_tp_s;
+    const PairExposure pair = pairTransfers(model, stage, pace);
     const double forwards = model.micro_batches;
     const double unpaired = stage.unpaired;
     const double paired = forwards - unpaired;
@@ -281,6 +309,23 @@ PassShares rankPassShares(const StepCostModel& model, int stage) {
     return {a * own.shares.forward + b * other.shares.forward,
             a * own.shares.weight + b * other.shares.weight};
 }
+
+/// A DualPipe rank's exposed transfers per micro-batch by kind of pass: the mean of the two
+/// stages whose chunks it runs, m/2 micro-batches each, as its micro-batch time is.
+PassTransfers rankPassTransfers(const StepCostModel& model, const std::vector<StagePace>& paces,
+                                int stage) {
+    PassTransfers t;
+    const int pp = static_cast<int>(model.stages.size());
+    for (const int st : {stage, pp - 1 - stage}) {
+        const StageCosts& c = model.stages[static_cast<size_t>(st)];
+        const StagePace& pace = paces[static_cast<size_t>(st)];
+        const AloneTransfers alone = step_costs_detail::aloneTransfers(model, c, pace);
+        t.alone_forward_s += alone.forward.total_s() / 2;
+        t.alone_backward_s += alone.backward.total_s() / 2;
+        t.pair_s += step_costs_detail::pairTransfers(model, c, pace).total_s() / 2;
+    }
+    return t;
+}
 } // namespace
 
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
@@ -375,9 +420,9 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
     // The phases end where the optimizer phase begins: its exposed gradient sync and weight
     // gather belong to the "opt" row, not to the rank's idle time.
     if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1)
-        price.dualpipe_phases =
-            dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
-                           step.total_s - price.optimizer_phase.total_s(), shares);
+        price.dualpipe_phases = dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
+                                               step.total_s - price.optimizer_phase.total_s(),
+                                               shares, rankPassTransfers(model, paces, slowest));
     return price;
 }
 
