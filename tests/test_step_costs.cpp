@@ -245,11 +245,15 @@ private slots:
         QCLOSE(attentionForward_s(s.model, 1, kTokens, r), waveTime_s(1024) * 1.25);
         // Flash core: 2 x seq x heads x head_dim = 2,097,152 causal FLOPs per token at the
         // forward rate; backward 2.5x those FLOPs (QK^T recomputed) at the backward rate. Its
-        // dropout runs inside the kernel.
+        // dropout runs inside the kernel. FlashAttention-3's pre- and postprocess per token and
+        // head (8 heads of 128): O and dO read, 2 x 128 x 2 B = 512 B; the FP32 dQ accumulator
+        // zeroed and read, 2 x 128 x 4 B = 1024 B; dQ written, 128 x 2 B = 256 B: 1792 B, x 8
+        // heads = 14,336 B per token at the HBM rate.
         const double flash_s = kTokens * 2097152.0 / kAttn;
         QCLOSE(attentionCoreForward_s(s.model, AttentionKernel::flash, 1, kTokens, r), flash_s);
+        QCLOSE(flashBackwardPrePost_s(s.model, kTokens, r), kTokens * 14336.0 / kHbm);
         QCLOSE(attentionCoreBackward_s(s.model, AttentionKernel::flash, 1, kTokens, r),
-               2.5 * kTokens * 2097152.0 / kAttnBwd);
+               2.5 * kTokens * 2097152.0 / kAttnBwd + kTokens * 14336.0 / kHbm);
         // Element-wise per token: two norms (2 passes each) and two residual adds (3 each) of
         // h = 1024, rotary on 8 query + 8 key heads of 128 = 2048 elements, 2 passes: 10 x 1024
         // + 2 x 2048 = 14,336 BF16 elements = 28,672 B. Dropout adds two 1-byte masks of h.

@@ -156,8 +156,11 @@ double attentionCoreForward_s(const ModelSpec& model, AttentionKernel kernel, in
 /// FlashAttention's backward runs five GEMMs of the forward's size (QK^T recomputed, then dV,
 /// dP, dQ, dK) to the forward's two: 2.5x its FLOPs.
 inline constexpr double kFlashBackwardFlopsPerForward = 2.5;
+/// FlashAttention-3's backward pre- and postprocess kernels, memory-bound: O and dO read, the
+/// FP32 dQ accumulator zeroed and read back, dQ written.
+double flashBackwardPrePost_s(const ModelSpec& model, double tokens, const HardwareRates& r);
 /// Core attention backward (recompute not included). flash: 2.5x the forward's FLOPs at the
-/// backward kernel's rate. unfused: four batched
+/// backward kernel's rate, plus its pre- and postprocess kernels. unfused: four batched
 /// GEMMs (gradients of P, V, Q, K) and the dropout's and softmax's backward passes.
 double attentionCoreBackward_s(const ModelSpec& model, AttentionKernel kernel, int cp,
                                double tokens, const HardwareRates& r);

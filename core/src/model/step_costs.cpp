@@ -356,14 +356,32 @@ double attentionCoreForward_s(const ModelSpec& m, AttentionKernel kernel, int cp
                     : 0.0);
 }
 
+// FlashAttention-3's backward runs two memory-bound kernels around the main one
+// (Dao-AILab/flash-attention, hopper/flash_bwd_launch_template.h): the preprocess
+// (hopper/flash_bwd_preprocess_kernel.h, FlashAttnBwdPreprocess) reads O and dO to form each
+// row's dot(dO, O) and zeroes the FP32 accumulator the main kernel adds dQ into
+// (Clear_dQaccum); the postprocess (hopper/flash_bwd_postprocess_kernel.h,
+// FlashAttnBwdPostprocessConvertdQ) reads that accumulator and writes dQ in the activation
+// precision. Per token and head of this GPU: 2 x v_dim activations read, qk_dim FP32 written
+// and read, qk_dim activations written. The per-row statistics (dPsum, LSE) are negligible.
+double flashBackwardPrePost_s(const ModelSpec& m, double tokens, const HardwareRates& r) {
+    constexpr double kAccumulatorBytes = 4.0;
+    const double act = bytesPerElement(m.activation_precision);
+    const double per_head_bytes =
+        2.0 * valueHeadDim(m) * act + queryKeyHeadDim(m) * (2.0 * kAccumulatorBytes + act);
+    return tokens * m.heads * per_head_bytes / r.hbm_bytes_s;
+}
+
 double attentionCoreBackward_s(const ModelSpec& m, AttentionKernel kernel, int cp, double tokens,
                                const HardwareRates& r) {
     if (kernel == AttentionKernel::flash)
         // The backward kernel recomputes QK^T and the softmax from the saved statistics, then
         // runs the four gradient GEMMs (dV, dP, dQ, dK): five GEMMs of the forward's two,
-        // 2.5x its FLOPs (FlashAttention's benchmark convention), at the backward's rate.
+        // 2.5x its FLOPs (FlashAttention's benchmark convention), at the backward's rate; and
+        // its two memory-bound kernels around it (flashBackwardPrePost_s).
         return kFlashBackwardFlopsPerForward * tokens *
-               forwardFlopsPerToken(m, false).attention_core / r.attention_bwd_flops;
+                   forwardFlopsPerToken(m, false).attention_core / r.attention_bwd_flops +
+               flashBackwardPrePost_s(m, tokens, r);
     // Gradients of the probabilities (dO V^T, writes the square) and of V (P^T dO), dropout's
     // and softmax's backward, then the gradients of Q (dS K) and K (dS^T Q).
     const ScoreGemms g = scoreGemms(m, tokens, cp);
