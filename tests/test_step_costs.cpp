@@ -637,6 +637,33 @@ private slots:
         QVERIFY(moe::test::close(r0.idle_s, 4.0));
     }
 
+    /// A fused pair of two whole chunks, segments run F1 B1 F2 B2 F3 B3:
+    ///   F: (no transfer, 4) | (transfer 6, 2) | (transfer 3, nothing after)
+    ///   B: (no transfer, 5 of which 2 dW) | (transfer 6 with a 1 tail, 6 of which 3 dW) |
+    ///      (transfer 1, 2 of which 1 dW)
+    /// Compute stream C, transfer stream X. F1 C [0, 4]. B1 C [4, 9], its input gradients by 7.
+    /// F2's transfer waits for F1: X [4, 10]; its compute waits from 9 to 10: forward exposes
+    /// 1. B2's transfer waits for X and B1's input gradients: X [10, 16]; C waits from 12 to
+    /// 16: backward exposes 4, its tail 1 as imbalance; C [16, 22], input gradients by 19.
+    /// F3's transfer X [16, 19] has no compute after it: nothing waits. B3's transfer X
+    /// [19, 20] is there before C frees at 22.
+    void chunkPairs() {
+        const std::vector<PairSegment> forward{
+            {0, 0, false, 4, 0, 0}, {6, 0, false, 2, 0, 0}, {3, 0, false, 0, 0, 0}};
+        const std::vector<PairSegment> backward{
+            {0, 0, false, 5, 2, 0}, {6, 0, false, 6, 3, 1}, {1, 0, false, 2, 1, 0}};
+        const ChunkPairExposure e = chunkPairExposure(forward, backward);
+        QCOMPARE(e.forward.all_to_all_s, 1.0);
+        QCOMPARE(e.forward.imbalance_s, 0.0);
+        QCOMPARE(e.backward.all_to_all_s, 3.0);
+        QCOMPARE(e.backward.imbalance_s, 1.0);
+        QCOMPARE(e.forward.tp_s + e.backward.tp_s, 0.0);
+        // The longer chunk's rest runs alone: with no forward at all, B2 waits for its whole
+        // transfer after B1 (X [3, 9] from B1's input gradients at 3, C free at 5: 4 exposed).
+        const ChunkPairExposure alone = chunkPairExposure({}, backward);
+        QCOMPARE(alone.backward.all_to_all_s + alone.backward.imbalance_s, 4.0 + 0.0);
+    }
+
     /// Combined 1F1B's passes alone, in micro-batches: warm-up chunk forwards over vpp.
     /// PP 8, VP 2, m = 16: stage 0 min(7 x 2 + 1 x 8 + 1, 32) = 23 -> 11.5; stage 7
     /// min(0 + 8 + 1, 32) = 9 -> 4.5. m = pp: all of them (m). No pipeline: the first forward.

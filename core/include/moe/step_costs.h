@@ -282,6 +282,16 @@ struct PairSegment {
 /// backward[0], forward[1], ... (derivation in step_costs.cpp).
 PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
                                          size_t count);
+/// What one fused pair of two whole chunks exposes, by the pass whose transfers it waits for:
+/// their segments run forward[0], backward[0], forward[1], ... and the longer chunk's rest
+/// alone (timeline_builder.cpp, emitPair); each compute block waits for its transfer, each
+/// transfer for the transfer stream and its pass's previous compute (a backward one for the
+/// input gradients only).
+struct ChunkPairExposure {
+    PairExposure forward, backward;
+};
+ChunkPairExposure chunkPairExposure(const std::vector<PairSegment>& forward,
+                                    const std::vector<PairSegment>& backward);
 
 /// DualPipe: the forwards (and as many backwards) per step that pipeline rank `stage` runs
 /// alone rather than fused into overlapped pairs.
@@ -521,6 +531,10 @@ struct StepCostModel {
     bool pp_scale_out = false;   ///< the pipeline sends leave the scale-up domain
     DpOverlap dp_overlap = DpOverlap::grad_reduce_and_param_gather;
     double grad_norm_allreduce_s = 0; ///< once per step, every rank (gradNormAllReduce_s)
+    int dense_layers = 0; ///< the first dense_layers layers use the dense FFN (all when dense)
+    /// DualPipe: a pair exposes what its two chunks' segments leave
+    /// (chunkPairExposure), the chunks of a rank's two stages alternating as they are fused.
+    bool chunk_pairs = false;
 };
 StepCostModel buildStepCostModel(const Scenario& scenario, const Placement& placement);
 /// The pace of a stage whose busiest EP group carries `factor` x the mean load.

@@ -319,19 +319,6 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
                 alternatingSegmentsExposure(forward, backward, 2).tp_s * layers.dense_layers;
         }
     }
-    const PairExposure exposed = transferExposure(model, c, stagePace(model, 1.0));
-    b[StepItem::all_to_all] = exposed.all_to_all_s;
-    b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
-        std::max(0.0, t.a2a_s() - exposed.all_to_all_s);
-    b[StepItem::tp_comm] = exposed.tp_s;
-    b.overlapped_s[static_cast<int>(StepItem::tp_comm)] = std::max(0.0, t.tp_s - exposed.tp_s);
-    // Ring attention hides behind the attention core.
-    const double cp_exposed = std::max(0.0, t.cp_s - b[StepItem::attention]);
-    b[StepItem::cp_comm] = cp_exposed;
-    b.overlapped_s[static_cast<int>(StepItem::cp_comm)] = t.cp_s - cp_exposed;
-    b.total_s = 0;
-    for (const double v : b.seconds)
-        b.total_s += v;
     c.sync = stageSync(s, placement, layers, model.rates);
 
     // Gradient buckets: a layer's dense parameters are its attention and norms, its router and
@@ -355,6 +342,26 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
         c.layer_dense_share.push_back(stage_dense > 0 ? dense_params(layer) / stage_dense : 0.0);
     c.moe_layer_expert_share = moe_layers > 0 ? 1.0 / moe_layers : 0.0;
     return c;
+}
+
+/// A stage's exposed transfers per micro-batch at the mean load, in its mean breakdown. After
+/// every stage exists: a DualPipe pair's exposure depends on the rank's other stage.
+void exposeMeanTransfers(const StepCostModel& model, StageCosts& c) {
+    StepBreakdown& b = c.mean;
+    const StageTraffic& t = c.traffic;
+    const PairExposure exposed = transferExposure(model, c, stagePace(model, 1.0));
+    b[StepItem::all_to_all] = exposed.all_to_all_s;
+    b.overlapped_s[static_cast<int>(StepItem::all_to_all)] =
+        std::max(0.0, t.a2a_s() - exposed.all_to_all_s);
+    b[StepItem::tp_comm] = exposed.tp_s;
+    b.overlapped_s[static_cast<int>(StepItem::tp_comm)] = std::max(0.0, t.tp_s - exposed.tp_s);
+    // Ring attention hides behind the attention core.
+    const double cp_exposed = std::max(0.0, t.cp_s - b[StepItem::attention]);
+    b[StepItem::cp_comm] = cp_exposed;
+    b.overlapped_s[static_cast<int>(StepItem::cp_comm)] = t.cp_s - cp_exposed;
+    b.total_s = 0;
+    for (const double v : b.seconds)
+        b.total_s += v;
 }
 
 /// One layer's forward and backward for one micro-batch at the mean load: its compute and,
@@ -445,8 +452,12 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     const ParamCounts params = countParams(s.model);
     std::vector<StageLayers> stage_layers = splitLayers(s.model, lay);
     model.stages.reserve(stage_layers.size());
+    model.dense_layers = s.model.isMoe() ? s.model.dense_layers : s.model.layers;
+    model.chunk_pairs = lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1;
     for (StageLayers& layers : stage_layers)
         model.stages.push_back(stageCosts(s, placement, model, params, std::move(layers)));
+    for (StageCosts& stage : model.stages)
+        exposeMeanTransfers(model, stage);
 
     // Pipeline point-to-point: a micro-batch's activations forward and their gradients back.
     if (lay.pp > 1) {

@@ -4,10 +4,14 @@
 
 #pragma once
 
+#include <vector>
+
 namespace moe {
 struct HardwareRates;
 struct Scenario;
 struct AloneTransfers;
+struct MoeLayerPrice;
+struct PairSegment;
 struct PairExposure;
 struct StageCosts;
 struct StagePace;
@@ -26,6 +30,17 @@ AloneTransfers aloneTransfers(const StepCostModel& model, const StageCosts& stag
                               const StagePace& pace);
 PairExposure pairTransfers(const StepCostModel& model, const StageCosts& stage,
                            const StagePace& pace);
+
+/// Charges `tail_s` of a segment's transfers to `exposed`, the transfer that runs last first
+/// (step_costs_communication.cpp).
+void chargeExposedTail(PairExposure& exposed, double tail_s, const PairSegment& transfer);
+
+/// A stage's forward and backward chunk as the segments a DualPipe pair alternates, its MoE
+/// layers at the pace `hot` (step_pair_chunks.cpp). Written into `out`, reused.
+void forwardChunkSegments(const StepCostModel& model, const StageCosts& stage,
+                          const MoeLayerPrice& hot, std::vector<PairSegment>& out);
+void backwardChunkSegments(const StepCostModel& model, const StageCosts& stage,
+                           const MoeLayerPrice& hot, std::vector<PairSegment>& out);
 
 /// The exposed all-to-all and TP time of one micro-batch on `stage` at `pace`
 /// (step_price.cpp).

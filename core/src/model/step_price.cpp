@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace moe {
 
@@ -37,10 +38,30 @@ AloneTransfers step_costs_detail::aloneTransfers(const StepCostModel& model,
 
 /// What one paired micro-batch (a forward and a backward in one DualPipe or combined-1F1B pair)
 /// on `stage` exposes: each MoE layer's pair exposure at the stage's pace, and the dense layers'
-/// TP exposure.
+/// TP exposure. DualPipe (StepCostModel::chunk_pairs): the rank fuses the
+/// forward chunk of this stage with the backward chunk of its other stage, and the other way
+/// round, so the pair is priced from those chunks' segments (chunkPairExposure), both chunks at
+/// this stage's pace; the stage's micro-batch exposes what its forward chunk's transfers expose
+/// in the one kind of pair and its backward chunk's in the other. Where the chunks differ (the
+/// end stages' embedding, dense layers, LM head and MTP beside MoE layers), the longer chunk's
+/// transfers run with nothing to hide behind.
 PairExposure step_costs_detail::pairTransfers(const StepCostModel& model, const StageCosts& stage,
                                               const StagePace& pace) {
     PairExposure pair;
+    if (model.chunk_pairs) {
+        const size_t pp = model.stages.size();
+        const StageCosts& other = model.stages[pp - 1 - static_cast<size_t>(stage.layers.stage)];
+        thread_local std::vector<PairSegment> forward, backward;
+        forwardChunkSegments(model, stage, pace.hot, forward);
+        backwardChunkSegments(model, other, pace.hot, backward);
+        const PairExposure own_forward = chunkPairExposure(forward, backward).forward;
+        forwardChunkSegments(model, other, pace.hot, forward);
+        backwardChunkSegments(model, stage, pace.hot, backward);
+        const PairExposure own_backward = chunkPairExposure(forward, backward).backward;
+        return {own_forward.all_to_all_s + own_backward.all_to_all_s,
+                own_forward.tp_s + own_backward.tp_s,
+                own_forward.imbalance_s + own_backward.imbalance_s};
+    }
     const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
     if (moe_layers > 0 && model.moe.valid) {
         pair.all_to_all_s = moe_layers * pace.pair.all_to_all_s;
@@ -151,9 +172,9 @@ PairBoundary dualPipePairBoundary(const StepCostModel& model, const std::vector<
         const StageCosts& c = model.stages[static_cast<size_t>(st)];
         const double n = static_cast<double>(c.moe_layer_indices.size());
         const StagePace& pace = paces[static_cast<size_t>(st)];
-        double t = c.compute_s + c.dense_pair_tp_s;
+        double t = c.compute_s + step_costs_detail::pairTransfers(model, c, pace).total_s();
         if (moe.valid && n > 0)
-            t += n * (pace.hot.experts_s() - moe.mean.experts_s() + pace.pair.total_s());
+            t += n * (pace.hot.experts_s() - moe.mean.experts_s());
         return t;
     };
     auto rank_time = [&](int r) { return (paired_time(r) + paired_time(pp - 1 - r)) / 2; };
