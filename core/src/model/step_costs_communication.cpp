@@ -81,6 +81,20 @@ AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, doubl
 
 // ---- overlap ------------------------------------------------------------------------------------
 
+// The exposed part of a segment's transfers is their end: the one that runs last first, and of
+// the all-to-all its end, where the busiest receiver's extra is (imbalance).
+void step_costs_detail::chargeExposedTail(PairExposure& exposed, double tail_s,
+                                          const PairSegment& transfer) {
+    tail_s = std::max(0.0, tail_s);
+    const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
+    const double last_exposed_s = std::min(tail_s, last_s);
+    const double a2a_exposed_s = transfer.tp_runs_last ? tail_s - last_exposed_s : last_exposed_s;
+    exposed.tp_s += tail_s - a2a_exposed_s;
+    const double wait_s = std::min(a2a_exposed_s, transfer.all_to_all_wait_s);
+    exposed.imbalance_s += wait_s;
+    exposed.all_to_all_s += a2a_exposed_s - wait_s;
+}
+
 // DualPipe (DeepSeek-V3 report, figure 4; timeline_builder.cpp, emitPair) fuses the forward of one
 // micro-batch with the backward of another and cuts each pass into segments - the transfers a
 // block of compute waits for, then that block - and alternates the passes' segments:
@@ -104,20 +118,6 @@ AllToAllBytes allToAllBytes(const Scenario& s, const GroupShape& ep_group, doubl
 // The backward's last block runs beside the next layer's first forward transfers, which are
 // this layer's. The exposed time is the tail of the transfers, charged to the collective that
 // runs in it.
-// The exposed part of a segment's transfers is their end: the one that runs last first, and of
-// the all-to-all its end, where the busiest receiver's extra is (imbalance).
-void step_costs_detail::chargeExposedTail(PairExposure& exposed, double tail_s,
-                                          const PairSegment& transfer) {
-    tail_s = std::max(0.0, tail_s);
-    const double last_s = transfer.tp_runs_last ? transfer.tp_s : transfer.all_to_all_s;
-    const double last_exposed_s = std::min(tail_s, last_s);
-    const double a2a_exposed_s = transfer.tp_runs_last ? tail_s - last_exposed_s : last_exposed_s;
-    exposed.tp_s += tail_s - a2a_exposed_s;
-    const double wait_s = std::min(a2a_exposed_s, transfer.all_to_all_wait_s);
-    exposed.imbalance_s += wait_s;
-    exposed.all_to_all_s += a2a_exposed_s - wait_s;
-}
-
 PairExposure alternatingSegmentsExposure(const PairSegment* forward, const PairSegment* backward,
                                          size_t count) {
     PairExposure exposed;

@@ -14,9 +14,8 @@ namespace moe {
 // for the compute stream and its transfer. The segments run F1, B1, F2, B2, ... in emission
 // order, the longer pass's rest alone. What the compute stream waits for a transfer is exposed,
 // charged to that transfer's pass, its end first (chargeExposedTail), also when the stream was
-// still busy with transfers queued ahead of it. A transfer
-// after the pair's last compute (the forward's last combine) is left to the pair boundary, as in
-// alternatingSegmentsExposure.
+// still busy with transfers queued ahead of it. A transfer after the pair's last compute (the
+// forward's last combine) is left to the pair boundary, as in alternatingSegmentsExposure.
 ChunkPairExposure chunkPairExposure(const std::vector<PairSegment>& forward,
                                     const std::vector<PairSegment>& backward) {
     ChunkPairExposure exposed;
