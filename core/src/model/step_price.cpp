@@ -38,13 +38,13 @@ AloneTransfers step_costs_detail::aloneTransfers(const StepCostModel& model,
 
 /// What one paired micro-batch (a forward and a backward in one DualPipe or combined-1F1B pair)
 /// on `stage` exposes: each MoE layer's pair exposure at the stage's pace, and the dense layers'
-/// TP exposure. DualPipe (StepCostModel::chunk_pairs): the rank fuses the
-/// forward chunk of this stage with the backward chunk of its other stage, and the other way
-/// round, so the pair is priced from those chunks' segments (chunkPairExposure), both chunks at
-/// this stage's pace; the stage's micro-batch exposes what its forward chunk's transfers expose
-/// in the one kind of pair and its backward chunk's in the other. Where the chunks differ (the
-/// end stages' embedding, dense layers, LM head and MTP beside MoE layers), the longer chunk's
-/// transfers run with nothing to hide behind.
+/// TP exposure (combined 1F1B fuses chunks of one stage). DualPipe (StepCostModel::chunk_pairs):
+/// the rank fuses the forward chunk of this stage with the backward chunk of its other stage,
+/// and the other way round, so the pair is priced from those chunks' segments
+/// (chunkPairExposure), both chunks at this stage's pace; the stage's micro-batch exposes what
+/// its forward chunk's transfers expose in the one kind of pair and its backward chunk's in the
+/// other. Where the chunks differ (the end stages' embedding, dense layers, LM head and MTP
+/// beside MoE layers), the longer chunk's transfers run with nothing to hide behind.
 PairExposure step_costs_detail::pairTransfers(const StepCostModel& model, const StageCosts& stage,
                                               const StagePace& pace) {
     PairExposure pair;
@@ -82,9 +82,8 @@ PairExposure step_costs_detail::pairTransfers(const StepCostModel& model, const 
 /// Dispatch, experts and combine all run at the pace of the EP group's hottest rank; of each
 /// exposed all-to-all, the busiest receiver's extra is its tail, charged as imbalance wait
 /// (the simulation's breakdown charges it the same way). The pair boundaries, where a pair
-/// waits for its inputs and its own sends, are dualPipePairBoundary's. Left out, both ways: TP
-/// and all-to-all transfers on different links (streams) may run at once, which hides more;
-/// the chunks of a pair's two stages differ in layers, which hides less.
+/// waits for its inputs and its own sends, are dualPipePairBoundary's. Left out: TP and
+/// all-to-all transfers on different links (streams) may run at once, which hides more.
 PairExposure step_costs_detail::transferExposure(const StepCostModel& model,
                                                  const StageCosts& stage, const StagePace& pace) {
     const AloneTransfers passes = aloneTransfers(model, stage, pace);
