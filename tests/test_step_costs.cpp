@@ -785,6 +785,34 @@ private slots:
         QCOMPARE(pipelineBubble_s(lay, t), 0.0);
     }
 
+    /// DualPipe's walked bubble. Every chunk alike with W = F, the walk is the paper's closed
+    /// form: F = 1, B = 2, W = 1, a pair F + B = 3: (p/2 - 1)(3 + 2 - 3) = 2 on 4 ranks, 6 on 8.
+    /// Its cost and value do not depend on the micro-batch count. Two ranks never idle, however
+    /// unequal their stages: both start with their own forward, each next pass's input is the
+    /// other rank's pass of the same length, and both end with B, B - W, W (derivation by hand
+    /// in docs/model.md).
+    void dualPipeWalk() {
+        DualPipeChunkTimes alike;
+        alike.forward_s = alike.pair_forward_s = 1;
+        alike.backward_s = alike.pair_backward_s = 2;
+        alike.weight_s = 1;
+        QVERIFY(moe::test::close(dualPipeBubble_s(std::vector(4, alike), 8, 0), 2.0));
+        QVERIFY(moe::test::close(dualPipeBubble_s(std::vector(4, alike), 40, 1), 2.0));
+        QVERIFY(moe::test::close(dualPipeBubble_s(std::vector(8, alike), 16, 0), 6.0));
+        QVERIFY(moe::test::close(dualPipeBubble_s(std::vector(8, alike), 120, 3), 6.0));
+        DualPipeChunkTimes heavy = alike;
+        heavy.forward_s = 3;
+        heavy.backward_s = 5;
+        heavy.pair_forward_s = 2.5;
+        heavy.pair_backward_s = 4;
+        heavy.weight_s = 1.5;
+        QCOMPARE(dualPipeBubble_s({alike, heavy}, 4, 0), 0.0);
+        QCOMPARE(dualPipeBubble_s({heavy, alike}, 12, 1), 0.0);
+        // The schedule cannot run: too few micro-batches, or an odd count.
+        QCOMPARE(dualPipeBubble_s(std::vector(4, alike), 6, 0), -1.0);
+        QCOMPARE(dualPipeBubble_s(std::vector(4, alike), 9, 0), -1.0);
+    }
+
     /// The oracles of test_timeline's dpSyncExposed, in closed form: two layers of backward 2,
     /// forward 1. Buckets of 1: layer 1's is released with 2 of backward to go and hides; layer
     /// 0's ends 1 after the backward. Buckets of 10: 20 - 2 = 18. Gathers of 5: layer 0's first

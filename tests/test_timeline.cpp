@@ -487,31 +487,6 @@ private slots:
               "%+.1f ms",
               label.c_str(), toString(scenario.layout.schedule), t.step_time_s, report.step_time_s,
               100.0 * error, keyOf(worst), 1e3 * (report.step[worst] - t.breakdown[worst]));
-        // Known gap (issue 15, open): the DualPipe bubble's closed form, (p/2 - 1)(F&B + B - 3W)
-        // on the pacing rank's F, B and W, assumes every chunk alike. Where the end stages
-        // differ (DeepSeek-V3's dense first stage and head-and-MTP last stage), the simulated
-        // warm-up and cool-down idle the pacing rank more (H800: 1.46 s simulated vs 0.76 s)
-        // or less (GB200 NVL72: 0.21 vs 0.37 s) than that. Every other item agrees within 3%
-        // of the step since a pair's exposure comes from its two chunks' segments
-        // (chunkPairExposure), which closed the B200 sample's gap.
-        // The expected failure turns into an unexpected pass, and must go, once they agree.
-        const bool known_gap = scenario.layout.schedule == PipelineSchedule::dualpipe &&
-                               (scenario.name == "deepseek-v3-2048xh800" ||
-                                scenario.name == "gb200-nvl72-deepseek-v3");
-        if (known_gap) {
-            bool agrees = std::fabs(error) <= 0.02;
-            for (int i = 0; i < kStepItemCount; ++i) {
-                const auto k = static_cast<StepItem>(i);
-                agrees = agrees && std::fabs(report.step[k] - t.breakdown[k]) <=
-                                       std::max(0.03 * t.step_time_s, 0.020);
-            }
-            QEXPECT_FAIL("",
-                         "DualPipe bubble with unequal end stages: closed form vs simulation "
-                         "(issue 15)",
-                         Continue);
-            QVERIFY(agrees);
-            return;
-        }
         QVERIFY2(std::fabs(error) <= 0.02, qPrintable(QString("%1: step %2 s simulated, %3 s "
                                                               "evaluated")
                                                           .arg(QString::fromStdString(label))

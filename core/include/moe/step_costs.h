@@ -323,6 +323,23 @@ DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares = {});
 /// depends on how t splits into F, B and W.
 double pipelineBubble_s(const LayoutSpec& layout, double t_mb, const PassShares& shares = {});
 
+/// One pipeline stage's chunk as a DualPipe rank's compute stream runs it: each pass's compute
+/// plus the transfers it exposes.
+struct DualPipeChunkTimes {
+    double forward_s = 0;  ///< a forward run alone
+    double backward_s = 0; ///< a full backward run alone (input and weight gradients)
+    double weight_s = 0;   ///< of which the weight gradients a zero-bubble backward defers
+    /// In a fused pair: the forward's part and the backward's part (a rank's pair runs one
+    /// stage's forward chunk with its other stage's backward chunk).
+    double pair_forward_s = 0, pair_backward_s = 0;
+};
+/// DualPipe's bubble with each stage's own chunk times (dualpipe_walk.cpp): the step of
+/// `micro_batches` walked through deepseek-ai/DualPipe's schedule, chunk by chunk, less rank
+/// `rank`'s work, without the sends between stages. With every chunk alike and W = F it is
+/// the closed form (p/2 - 1)(F&B + B - 3W). Its cost does not grow with micro_batches.
+/// Returns -1 when the schedule cannot run (odd pp or micro-batches, fewer than 2 pp).
+double dualPipeBubble_s(const std::vector<DualPipeChunkTimes>& stages, int micro_batches, int rank);
+
 /// Gradient buckets synced one after another on one stream as the last backward releases them
 /// (Megatron's overlapped gradient reduce): bucket j, taking sync_s[j], is released when
 /// compute_after_s[j] of backward compute is still to run. Returns how long the last bucket
@@ -448,6 +465,10 @@ struct StagePace {
     double factor = 1; ///< busiest rank over the mean (>= 1)
     MoeLayerPrice hot; ///< one MoE layer's operations at that pace
     PairExposure pair; ///< DualPipe: one MoE layer's pair exposure at that pace
+    /// DualPipe (StepCostModel::chunk_pairs): what the stage's chunks expose in their pairs at
+    /// this pace, once priceStep has computed it for the stage (every use reads it from here).
+    bool has_chunk_pair = false;
+    ChunkPairExposure chunk_pair;
 };
 
 /// Gradient sync of one stage per step (ZeRO >= 1: reduce-scatter of the gradients, then

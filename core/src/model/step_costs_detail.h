@@ -10,6 +10,7 @@ namespace moe {
 struct HardwareRates;
 struct Scenario;
 struct AloneTransfers;
+struct ChunkPairExposure;
 struct MoeLayerPrice;
 struct PairSegment;
 struct PairExposure;
@@ -30,6 +31,11 @@ AloneTransfers aloneTransfers(const StepCostModel& model, const StageCosts& stag
                               const StagePace& pace);
 PairExposure pairTransfers(const StepCostModel& model, const StageCosts& stage,
                            const StagePace& pace);
+/// DualPipe (StepCostModel::chunk_pairs): what `stage`'s forward chunk exposes in the pair
+/// that fuses it with the backward of the rank's other stage, and what its backward chunk
+/// exposes in the other pair; pairTransfers is their sum.
+ChunkPairExposure chunkPairTransfers(const StepCostModel& model, const StageCosts& stage,
+                                     const StagePace& pace);
 
 /// Charges `tail_s` of a segment's transfers to `exposed`, the transfer that runs last first
 /// (step_costs_communication.cpp).

@@ -45,22 +45,32 @@ AloneTransfers step_costs_detail::aloneTransfers(const StepCostModel& model,
 /// its forward chunk's transfers expose in the one kind of pair and its backward chunk's in the
 /// other. Where the chunks differ (the end stages' embedding, dense layers, LM head and MTP
 /// beside MoE layers), the longer chunk's transfers run with nothing to hide behind.
+ChunkPairExposure step_costs_detail::chunkPairTransfers(const StepCostModel& model,
+                                                        const StageCosts& stage,
+                                                        const StagePace& pace) {
+    if (pace.has_chunk_pair)
+        return pace.chunk_pair;
+    const size_t pp = model.stages.size();
+    const StageCosts& other = model.stages[pp - 1 - static_cast<size_t>(stage.layers.stage)];
+    thread_local std::vector<PairSegment> forward, backward;
+    ChunkPairExposure own;
+    forwardChunkSegments(model, stage, pace.hot, forward);
+    backwardChunkSegments(model, other, pace.hot, backward);
+    own.forward = chunkPairExposure(forward, backward).forward;
+    forwardChunkSegments(model, other, pace.hot, forward);
+    backwardChunkSegments(model, stage, pace.hot, backward);
+    own.backward = chunkPairExposure(forward, backward).backward;
+    return own;
+}
+
 PairExposure step_costs_detail::pairTransfers(const StepCostModel& model, const StageCosts& stage,
                                               const StagePace& pace) {
     PairExposure pair;
     if (model.chunk_pairs) {
-        const size_t pp = model.stages.size();
-        const StageCosts& other = model.stages[pp - 1 - static_cast<size_t>(stage.layers.stage)];
-        thread_local std::vector<PairSegment> forward, backward;
-        forwardChunkSegments(model, stage, pace.hot, forward);
-        backwardChunkSegments(model, other, pace.hot, backward);
-        const PairExposure own_forward = chunkPairExposure(forward, backward).forward;
-        forwardChunkSegments(model, other, pace.hot, forward);
-        backwardChunkSegments(model, stage, pace.hot, backward);
-        const PairExposure own_backward = chunkPairExposure(forward, backward).backward;
-        return {own_forward.all_to_all_s + own_backward.all_to_all_s,
-                own_forward.tp_s + own_backward.tp_s,
-                own_forward.imbalance_s + own_backward.imbalance_s};
+        const ChunkPairExposure own = chunkPairTransfers(model, stage, pace);
+        return {own.forward.all_to_all_s + own.backward.all_to_all_s,
+                own.forward.tp_s + own.backward.tp_s,
+                own.forward.imbalance_s + own.backward.imbalance_s};
     }
     const double moe_layers = static_cast<double>(stage.moe_layer_indices.size());
     if (moe_layers > 0 && model.moe.valid) {
@@ -346,6 +356,33 @@ PassTransfers rankPassTransfers(const StepCostModel& model, const std::vector<St
     }
     return t;
 }
+
+/// Each stage's chunk times at its pace, for DualPipe's walked bubble: its compute (the
+/// busiest EP group's expert GEMMs included) split by its pass shares, plus what each pass
+/// exposes alone (aloneTransfers) and in its pair (chunkPairTransfers).
+std::vector<DualPipeChunkTimes> dualPipeChunkTimes(const StepCostModel& model,
+                                                   const std::vector<StagePace>& paces) {
+    std::vector<DualPipeChunkTimes> chunks(model.stages.size());
+    for (size_t st = 0; st < model.stages.size(); ++st) {
+        const StageCosts& c = model.stages[st];
+        const StagePace& pace = paces[st];
+        double compute_s = c.compute_s;
+        if (model.moe.valid)
+            compute_s += static_cast<double>(c.moe_layer_indices.size()) *
+                         (pace.hot.experts_s() - model.moe.mean.experts_s());
+        const double forward_s = compute_s * c.shares.forward;
+        const double backward_s = compute_s - forward_s;
+        const AloneTransfers alone = step_costs_detail::aloneTransfers(model, c, pace);
+        const ChunkPairExposure paired = step_costs_detail::chunkPairTransfers(model, c, pace);
+        DualPipeChunkTimes& t = chunks[st];
+        t.forward_s = forward_s + alone.forward.total_s();
+        t.backward_s = backward_s + alone.backward.total_s();
+        t.weight_s = compute_s * c.shares.weight;
+        t.pair_forward_s = forward_s + paired.forward.total_s();
+        t.pair_backward_s = backward_s + paired.backward.total_s();
+    }
+    return chunks;
+}
 } // namespace
 
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
@@ -370,6 +407,10 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
             price.stage_imbalance[i] =
                 load.worstGroupImbalance(stage.moe_layer_indices, group_peaks);
         paces[i] = stagePace(model, price.stage_imbalance[i]);
+        if (model.chunk_pairs) {
+            paces[i].chunk_pair = step_costs_detail::chunkPairTransfers(model, stage, paces[i]);
+            paces[i].has_chunk_pair = true;
+        }
         price.stage_per_micro_batch.push_back(priceStage(model, stage, paces[i]));
         if (price.stage_per_micro_batch.back().total_s >
             price.stage_per_micro_batch[static_cast<size_t>(slowest)].total_s)
@@ -408,6 +449,12 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
     }
     const PassShares shares = rankPassShares(model, slowest);
     step[StepItem::bubble] = pipelineBubble_s(lay, t_mb, shares);
+    if (model.chunk_pairs) {
+        const double walked_s = dualPipeBubble_s(dualPipeChunkTimes(model, paces),
+                                                 static_cast<int>(std::lround(m)), slowest);
+        if (walked_s >= 0)
+            step[StepItem::bubble] = walked_s;
+    }
 
     // Pipeline sends. The fill and drain put 2(p-1) sends per virtual chunk on the critical
     // path. 1F1B's and interleaving's steady state hides the others: a stage's next input was

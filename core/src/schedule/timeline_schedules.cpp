@@ -43,13 +43,15 @@ void oneFOneB(const TimelineInput& in, int rank, F f, B b, FB fb) {
         b(rank, i);
 }
 
+} // namespace
+
 /// deepseek-ai/DualPipe, DualPipe.step: phase numbers are local (phase 0 is the forward
 /// direction on the first half of the ranks and the reverse one on the second half).
-void dualPipe(const TimelineInput& in, int rank, std::vector<Action>& a, std::string& error) {
-    const int p = in.pp;
+void dualPipeActions(int p, int micro_batches, int rank, std::vector<Action>& a,
+                     std::string& error) {
     const int half = p / 2;
     const int hr = std::min(rank, p - 1 - rank);
-    const int half_chunks = in.micro_batches / 2; // micro-batches per direction
+    const int half_chunks = micro_batches / 2; // micro-batches per direction
     const bool second = rank >= half;
     const bool middle = rank == half - 1 || rank == half;
     int fnext[2] = {0, 0};
@@ -137,8 +139,6 @@ void dualPipe(const TimelineInput& in, int rank, std::vector<Action>& a, std::st
                 " does not cover every micro-batch";
 }
 
-} // namespace
-
 std::vector<Action> stageActions(const TimelineInput& in, int rank, std::string& error) {
     const int p = in.pp;
     const int m = in.micro_batches;
@@ -210,7 +210,7 @@ std::vector<Action> stageActions(const TimelineInput& in, int rank, std::string&
         break;
     }
     case PipelineSchedule::dualpipe:
-        dualPipe(in, rank, a, error);
+        dualPipeActions(p, m, rank, a, error);
         break;
     }
     return a;

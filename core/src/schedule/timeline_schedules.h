@@ -1,5 +1,5 @@
 // The compute stream's order of passes per pipeline stage, for each pipeline schedule.
-// Private to core/src/schedule (used by timeline_builder.cpp).
+// Private to core/src/schedule (used by timeline_builder.cpp and dualpipe_walk.cpp).
 
 #pragma once
 
@@ -25,5 +25,10 @@ struct Action {
 /// The passes of pipeline stage `rank` in the order its compute stream runs them; `error` is
 /// set when the schedule does not cover every micro-batch.
 std::vector<Action> stageActions(const TimelineInput& in, int rank, std::string& error);
+
+/// DualPipe's passes on rank `rank` of `pp` for `micro_batches` (both directions together),
+/// appended to `out`.
+void dualPipeActions(int pp, int micro_batches, int rank, std::vector<Action>& out,
+                     std::string& error);
 
 } // namespace moe::timeline_detail
