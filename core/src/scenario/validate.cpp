@@ -5,6 +5,7 @@
 #include "moe/schema.h"
 
 #include "degree_text.h"
+#include "ranged_fields.h"
 
 #include <algorithm>
 #include <array>
@@ -172,21 +173,14 @@ private:
     }
 
     /// The own range of every field of `section` ("": of the sections not listed in run()), from
-    /// the schema table (schema.h), in table order. The rules
-    /// below tie fields together and skip those whose own value is already refused.
+    /// the schema table (schema.h), in table order. The rules below tie fields together and
+    /// skip those whose own value is already refused.
     void checkRanges(std::string_view section) {
-        static constexpr std::string_view kWithRules[] = {"scenario", "cluster", "model",
-                                                          "training", "layout",  "routing"};
-        for (const SchemaField& field : scenarioSchema().fields()) {
-            const bool wanted = section.empty()
-                                    ? std::find(std::begin(kWithRules), std::end(kWithRules),
-                                                field.section) == std::end(kWithRules)
-                                    : field.section == section;
-            if (!wanted || field.range.kind == Range::Kind::none || field.range_checked_by_rules ||
-                (field.applies && !field.applies(s_)))
+        for (const SchemaField* field : validate_detail::rangedFields(section)) {
+            if (field->applies && !field->applies(s_))
                 continue;
-            if (!inRange(field, fieldValue(field, s_)))
-                out_of_range_.insert(field.path);
+            if (!inRange(*field, fieldValue(*field, s_)))
+                out_of_range_.insert(field->path);
         }
     }
     bool inRange(const SchemaField& field, const FieldValue& value) {
