@@ -675,8 +675,22 @@ private slots:
             dualpipe ? (slowest + r.stages[0].per_micro_batch.total_s) / 2 : slowest;
         const double p = 4;
         double expected = 0;
-        if (schedule == "1f1b" || schedule == "gpipe") {
+        if (schedule == "1f1b") {
             expected = (p - 1) * t_mb;
+        } else if (schedule == "gpipe") {
+            // Each stage's micro-batch split by its forward share (gpipeBubble_s, tested by
+            // hand in test_step_costs). The last stage holds the slowest forward and backward,
+            // so the fill and drain pass through stages 0-2 once: their t, below (p - 1) t.
+            std::vector<double> forward, backward;
+            for (size_t st = 0; st < r.stages.size(); ++st) {
+                const double total = r.stages[st].per_micro_batch.total_s;
+                forward.push_back(total * r.costs->stages[st].shares.forward);
+                backward.push_back(total - forward.back());
+                if (st < 3)
+                    expected += total;
+            }
+            QCLOSE(gpipeBubble_s(forward, backward, 8, 3), expected);
+            QVERIFY(expected < (p - 1) * t_mb);
         } else if (schedule == "interleaved") {
             expected = (p - 1) * t_mb / 2;
         } else {

@@ -813,6 +813,21 @@ private slots:
         QCOMPARE(dualPipeBubble_s(std::vector(4, alike), 9, 0), -1.0);
     }
 
+    /// GPipe with each stage's own passes. All alike (F 1, B 2) on p = 4: (p - 1) t = 9 for
+    /// any m. (F, B) = (1, 1), (2, 4), (1, 3), m = 2, by hand: stage 2 runs F0 3-4, F1 5-6,
+    /// B0 6-9, B1 9-12; stage 1 B0 9-13, B1 13-17; stage 0 B1 17-18: 18 - 2 x 6 = 6.
+    /// (3, 1), (1, 3), m = 4: stage 0's forwards end at 12, stage 1's at 13; stage 1's
+    /// backwards 13-25, stage 0's last 25-26: 26 - 4 x 4 = 10, not (p - 1) t = 4, and 3 more
+    /// per micro-batch, as the slowest forward and backward are on different stages.
+    void gpipeBubble() {
+        for (const int m : {1, 2, 8, 100})
+            QVERIFY(moe::test::close(gpipeBubble_s({1, 1, 1, 1}, {2, 2, 2, 2}, m, 2), 9.0));
+        QVERIFY(moe::test::close(gpipeBubble_s({1, 2, 1}, {1, 4, 3}, 2, 1), 6.0));
+        QVERIFY(moe::test::close(gpipeBubble_s({3, 1}, {1, 3}, 4, 0), 10.0));
+        QVERIFY(moe::test::close(gpipeBubble_s({3, 1}, {1, 3}, 5, 1), 12.0));
+        QCOMPARE(gpipeBubble_s({2}, {4}, 8, 0), 0.0);
+    }
+
     /// The oracles of test_timeline's dpSyncExposed, in closed form: two layers of backward 2,
     /// forward 1. Buckets of 1: layer 1's is released with 2 of backward to go and hides; layer
     /// 0's ends 1 after the backward. Buckets of 10: 20 - 2 = 18. Gathers of 5: layer 0's first

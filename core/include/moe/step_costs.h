@@ -323,6 +323,14 @@ DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares = {});
 /// depends on how t splits into F, B and W.
 double pipelineBubble_s(const LayoutSpec& layout, double t_mb, const PassShares& shares = {});
 
+/// GPipe's bubble with each stage's own forward and backward time per micro-batch: every
+/// forward runs first, m alike jobs through the stages in order, then every backward back
+/// through them, so the step is sum_s (F_s + B_s) + (m - 1)(max F + max B); the bubble is that
+/// less m t of stage `pace_stage`. (p - 1) t when all stages are alike; it grows with m when
+/// the slowest forward and the slowest backward sit on different stages.
+double gpipeBubble_s(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
+                     int micro_batches, int pace_stage);
+
 /// One pipeline stage's chunk as a DualPipe rank's compute stream runs it: each pass's compute
 /// plus the transfers it exposes.
 struct DualPipeChunkTimes {

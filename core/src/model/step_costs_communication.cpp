@@ -235,6 +235,27 @@ double pipelineBubble_s(const LayoutSpec& lay, double t_mb, const PassShares& sh
     return (p - 1) * t_mb;
 }
 
+// The forwards are a flow shop of m alike jobs: stage s ends its last forward at
+// sum_{u<=s} F_u + (m - 1) max_{u<=s} F_u, the last stage at sum F + (m - 1) max F. Every other
+// stage has ended its forwards by the time the first backward reaches it (its prefix sum and
+// maximum are no larger), so the backwards are the same flow shop in reverse from there:
+// sum B + (m - 1) max B more. Worked examples in test_step_costs.
+double gpipeBubble_s(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
+                     int micro_batches, int pace_stage) {
+    if (forward_s.size() <= 1 || micro_batches < 1)
+        return 0;
+    double step_s = 0, max_forward_s = 0, max_backward_s = 0;
+    for (size_t s = 0; s < forward_s.size(); ++s) {
+        step_s += forward_s[s] + backward_s[s];
+        max_forward_s = std::max(max_forward_s, forward_s[s]);
+        max_backward_s = std::max(max_backward_s, backward_s[s]);
+    }
+    const double m = micro_batches;
+    step_s += (m - 1) * (max_forward_s + max_backward_s);
+    const size_t pace = static_cast<size_t>(pace_stage);
+    return std::max(0.0, step_s - m * (forward_s[pace] + backward_s[pace]));
+}
+
 // Bucket j is released at -compute_after_s[j] (0 = the end of the backward) and the stream
 // runs the buckets in order: finish_j = max(finish_{j-1}, release_j) + sync_j, so the last ends
 // at max over j of (release_j + sync of buckets j..). Worked example in test_step_costs.

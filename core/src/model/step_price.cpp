@@ -449,6 +449,17 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
     }
     const PassShares shares = rankPassShares(model, slowest);
     step[StepItem::bubble] = pipelineBubble_s(lay, t_mb, shares);
+    if (lay.schedule == PipelineSchedule::gpipe && lay.pp > 1) {
+        // Each stage's micro-batch (its exposed transfers included) split by its pass shares.
+        std::vector<double> forward_s(stages), backward_s(stages);
+        for (size_t st = 0; st < stages; ++st) {
+            const double total_s = price.stage_per_micro_batch[st].total_s;
+            forward_s[st] = total_s * model.stages[st].shares.forward;
+            backward_s[st] = total_s - forward_s[st];
+        }
+        step[StepItem::bubble] =
+            gpipeBubble_s(forward_s, backward_s, static_cast<int>(std::lround(m)), slowest);
+    }
     if (model.chunk_pairs) {
         const double walked_s = dualPipeBubble_s(dualPipeChunkTimes(model, paces),
                                                  static_cast<int>(std::lround(m)), slowest);
