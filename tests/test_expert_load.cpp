@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <numeric>
 #include <vector>
 
@@ -105,7 +104,7 @@ private slots:
     void denseModelIsEmpty();
     void zipfShuffleIsPinned();
     void badInputDoesNotCrash();
-    void speed();
+    void benchmarkShapes();
 };
 
 /// Two groups, two ranks, two layers, set by hand: group 0's busiest ranks carry 6 and 5 token
@@ -903,46 +902,23 @@ void TestExpertLoad::badInputDoesNotCrash() {
     QCOMPARE(l.gpuTokens(wrong, 100, 0), 0.0);
 }
 
-void TestExpertLoad::speed() {
-#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
-    QSKIP("timing is only meaningful in an optimized build without sanitizers");
-#else
-    auto timeIt = [](const Scenario& sc, const Placement& p) -> double {
-        // CPU time (std::clock), not wall time, so that other processes on a busy machine do
-        // not count; best of 7 rounds of 20 calls, immune to a hiccup in one round.
-        double best = 1e9;
-        for (int round = 0; round < 7; ++round) {
-            const std::clock_t c0 = std::clock();
-            double sink = 0;
-            for (int i = 0; i < 20; ++i)
-                sink += sampleExpertLoad(sc, p, uint64_t(i)).max_imbalance;
-            const std::clock_t c1 = std::clock();
-            if (!(sink > 0))
-                return 1e9; // something is off; fail the time bound below
-            best = std::min(best, double(c1 - c0) / CLOCKS_PER_SEC / 20);
-        }
-        return best;
-    };
+/// The shapes `moe-plan bench` times (the sampling is part of its evaluate figure; speed is a
+/// benchmark's business, not a test's): the default scenario samples 8 token streams of 24
+/// layers, the DeepSeek-V3 sample 2 of 58.
+void TestExpertLoad::benchmarkShapes() {
     const Scenario& def = defaultScenario();
-    const Placement pd = place(def);
-    const ExpertLoad ld = sampleExpertLoad(def, pd);
+    const ExpertLoad ld = sampleExpertLoad(def, place(def));
     QCOMPARE(ld.moe_layers, 24);
     QCOMPARE(ld.experts, 16);
     QCOMPARE(ld.sampled_groups, 8);
-    const double t_default = timeIt(def, pd);
+    QVERIFY(ld.max_imbalance > 1);
 
     const LoadResult ds = loadScenarioFile(test::samplePath("deepseek-v3-2048xh800.yaml"));
     QVERIFY2(ds.ok(), qPrintable(QString::fromStdString(formatAll(ds.diagnostics))));
-    const Placement pds = place(*ds.scenario);
-    const ExpertLoad lds = sampleExpertLoad(*ds.scenario, pds);
+    const ExpertLoad lds = sampleExpertLoad(*ds.scenario, place(*ds.scenario));
     QCOMPARE(lds.moe_layers, 58);
     QCOMPARE(lds.experts, 256);
     QCOMPARE(lds.sampled_groups, 2);
-    const double t_ds = timeIt(*ds.scenario, pds);
-    qInfo("default scenario: %.1f us, DeepSeek-V3: %.1f us", t_default * 1e6, t_ds * 1e6);
-    QVERIFY(t_default < 0.1e-3);
-    QVERIFY(t_ds < 1e-3);
-#endif
 }
 
 void TestExpertLoad::perGroupImbalance() {
