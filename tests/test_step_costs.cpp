@@ -828,6 +828,18 @@ private slots:
         QCOMPARE(gpipeBubble_s({2}, {4}, 8, 0), 0.0);
     }
 
+    /// 1F1B with each stage's own t (forward = backward = t / 2 below). Stages (1, 2, 1, 4):
+    /// the last stage's first forward starts at 0.5 + 1 + 0.5 = 2, it then runs m = 4
+    /// micro-batches back to back (16) and its last backward passes 0.5 + 1 + 0.5 back: 20 in
+    /// all, m t_last = 16 of work, a bubble of 4 = 1 + 2 + 1. With the slowest stage inside
+    /// the pipeline it keeps (p - 1) max t.
+    void oneFOneBBubble() {
+        QCOMPARE(oneFOneBBubble_s({1, 2, 1, 4}), 4.0);
+        QCOMPARE(oneFOneBBubble_s({2, 2, 2, 2}), 6.0); // (p - 1) t: all alike
+        QCOMPARE(oneFOneBBubble_s({1, 4, 1, 2}), 12.0);
+        QCOMPARE(oneFOneBBubble_s({3}), 0.0);
+    }
+
     /// The oracles of test_timeline's dpSyncExposed, in closed form: two layers of backward 2,
     /// forward 1. Buckets of 1: layer 1's is released with 2 of backward to go and hides; layer
     /// 0's ends 1 after the backward. Buckets of 10: 20 - 2 = 18. Gathers of 5: layer 0's first

@@ -312,12 +312,13 @@ struct PassShares {
 };
 
 /// A micro-batch's time t split into one chunk's forward F = forward t, full backward
-/// B = (1 - forward) t and its weight-gradient part W = weight t, for DualPipe's bubble and
-/// phases. The default is the 1:2 forward:backward of a model of GEMMs alone, W half of B.
-struct DualPipePassSplit {
+/// B = (1 - forward) t and its weight-gradient part W = weight t, for the bubbles of GPipe
+/// and DualPipe and DualPipe's phases. The default is the 1:2 forward:backward of a model of GEMMs
+/// alone, W half of B.
+struct PassSplit {
     double forward_s = 0, backward_s = 0, weight_s = 0;
 };
-DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares = {});
+PassSplit passSplit(double t_mb, const PassShares& shares = {});
 
 /// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms); DualPipe's
 /// depends on how t splits into F, B and W.
@@ -330,6 +331,12 @@ double pipelineBubble_s(const LayoutSpec& layout, double t_mb, const PassShares&
 /// the slowest forward and the slowest backward sit on different stages.
 double gpipeBubble_s(const std::vector<double>& forward_s, const std::vector<double>& backward_s,
                      int micro_batches, int pace_stage);
+
+/// 1F1B's bubble with each stage's own time per micro-batch t_s (forward, backward and the
+/// transfers they expose): when the last stage is the slowest, the fill and drain pass
+/// through the other stages once, sum_{s<last} t_s; otherwise (p - 1) max t, the all-alike
+/// closed form. Derivation beside the code.
+double oneFOneBBubble_s(const std::vector<double>& stage_s);
 
 /// One pipeline stage's chunk as a DualPipe rank's compute stream runs it: each pass's compute
 /// plus the transfers it exposes.

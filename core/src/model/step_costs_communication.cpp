@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace moe {
 
@@ -177,7 +178,7 @@ bool pairsPasses(const Scenario& s) {
 /// shares of t (stagePassShares) and F&B = F + B. The less of the backward is weight
 /// gradients, the less the deferred W steps fill the bubble: attention's core, the
 /// element-wise work and recomputation all sit in B.
-DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares) {
+PassSplit passSplit(double t_mb, const PassShares& shares) {
     return {t_mb * shares.forward, t_mb * (1.0 - shares.forward), t_mb * shares.weight};
 }
 
@@ -190,7 +191,7 @@ DualPipePassSplit dualPipePassSplit(double t_mb, const PassShares& shares) {
 // forward, X_b backward), a pair what the pair model leaves (X_p); t holds their mix over the
 // rank's m micro-batches (transferExposure), so its compute is
 //     c = t - ((m - u) X_p + u (X_f + X_b)) / m,
-// split into F, B and W by dualPipePassSplit. Then
+// split into F, B and W by passSplit. Then
 //     1F = u (F + X_f),  1B = u (B + X_b) - n_W W,  1W = n_W W,  1F1B = (m - u)(F + B + X_p),
 // which sum to m t; the step before the optimizer less m t is the rank's idle time.
 DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
@@ -207,7 +208,7 @@ DualPipePhases dualPipePhases(int pp, int micro_batches, int rank, double t_mb,
     const double m = micro_batches, u = ph.alone;
     const double alone_s = transfers.alone_forward_s + transfers.alone_backward_s;
     const double mixed_s = m > 0 ? ((m - u) * transfers.pair_s + u * alone_s) / m : 0.0;
-    const DualPipePassSplit pass = dualPipePassSplit(std::max(0.0, t_mb - mixed_s), shares);
+    const PassSplit pass = passSplit(std::max(0.0, t_mb - mixed_s), shares);
     ph.forward_s = u * (pass.forward_s + transfers.alone_forward_s);
     ph.weight_backward_s = ph.deferred_w * pass.weight_s;
     ph.input_backward_s = u * (pass.backward_s + transfers.alone_backward_s) - ph.weight_backward_s;
@@ -224,7 +225,7 @@ double pipelineBubble_s(const LayoutSpec& lay, double t_mb, const PassShares& sh
     case PipelineSchedule::interleaved:
         return (p - 1) * t_mb / lay.vpp;
     case PipelineSchedule::dualpipe: {
-        const DualPipePassSplit pass = dualPipePassSplit(t_mb, shares);
+        const PassSplit pass = passSplit(t_mb, shares);
         const double f = pass.forward_s, b = pass.backward_s, w = pass.weight_s;
         return std::max(0.0, (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
     }
@@ -254,6 +255,26 @@ double gpipeBubble_s(const std::vector<double>& forward_s, const std::vector<dou
     step_s += (m - 1) * (max_forward_s + max_backward_s);
     const size_t pace = static_cast<size_t>(pace_stage);
     return std::max(0.0, step_s - m * (forward_s[pace] + backward_s[pace]));
+}
+
+// Megatron's 1F1B order: stage s runs p - 1 - s warm-up forwards, then alternates forward and
+// backward, then drains its backwards. Let the last stage be the slowest (t_last >= t_s for all
+// s). Its first forward starts once micro-batch 0 has passed the stages before it,
+// sum_{s<last} F_s. From then it never waits: its forward j + 1 leaves stage s after that
+// stage's backward j + s + 1 - p, which the last stage finished (p - 1 - s) t_last earlier
+// than it needs forward j + 1, while the way back and forth through stages s..last-1 takes
+// sum_{s<=u<last} t_u, no more. After its last backward, that backward passes the stages
+// before it, sum_{s<last} B_s, each already free (their previous backward ended B_s <= t_last
+// earlier). So the step is m t_last + sum_{s<last} t_s: the bubble is the other stages' t
+// once. Any other slowest stage keeps the all-alike (p - 1) t. Worked examples in
+// test_step_costs.
+double oneFOneBBubble_s(const std::vector<double>& stage_s) {
+    if (stage_s.size() <= 1)
+        return 0;
+    const double slowest_s = *std::max_element(stage_s.begin(), stage_s.end());
+    if (stage_s.back() < slowest_s)
+        return static_cast<double>(stage_s.size() - 1) * slowest_s;
+    return std::accumulate(stage_s.begin(), stage_s.end() - 1, 0.0);
 }
 
 // Bucket j is released at -compute_after_s[j] (0 = the end of the backward) and the stream

@@ -383,6 +383,37 @@ std::vector<DualPipeChunkTimes> dualPipeChunkTimes(const StepCostModel& model,
     }
     return chunks;
 }
+
+/// The step's pipeline bubble. GPipe, 1F1B and DualPipe take each stage's own micro-batch time
+/// where their order allows it (gpipeBubble_s, oneFOneBBubble_s, dualPipeBubble_s); the rest
+/// the closed form on the pacing stage's t (pipelineBubble_s).
+double stepBubble_s(const StepCostModel& model, const StepPrice& price,
+                    const std::vector<StagePace>& paces, int slowest) {
+    const LayoutSpec& lay = model.layout;
+    const size_t stages = model.stages.size();
+    const int m = static_cast<int>(std::lround(model.micro_batches));
+    if (model.chunk_pairs) {
+        const double walked_s = dualPipeBubble_s(dualPipeChunkTimes(model, paces), m, slowest);
+        if (walked_s >= 0)
+            return walked_s;
+    } else if (lay.schedule == PipelineSchedule::gpipe && lay.pp > 1) {
+        // Each stage's micro-batch (its exposed transfers included) split by its pass shares.
+        std::vector<double> forward_s(stages), backward_s(stages);
+        for (size_t st = 0; st < stages; ++st) {
+            const PassSplit pass =
+                passSplit(price.stage_per_micro_batch[st].total_s, model.stages[st].shares);
+            forward_s[st] = pass.forward_s;
+            backward_s[st] = pass.backward_s;
+        }
+        return gpipeBubble_s(forward_s, backward_s, m, slowest);
+    } else if (lay.schedule == PipelineSchedule::one_f_one_b && lay.pp > 1) {
+        std::vector<double> stage_s(stages);
+        for (size_t st = 0; st < stages; ++st)
+            stage_s[st] = price.stage_per_micro_batch[st].total_s;
+        return oneFOneBBubble_s(stage_s);
+    }
+    return pipelineBubble_s(lay, price.per_micro_batch.total_s, rankPassShares(model, slowest));
+}
 } // namespace
 
 StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
@@ -447,25 +478,7 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
         step.overlapped_s[static_cast<size_t>(i)] =
             per_micro_batch.overlapped_s[static_cast<size_t>(i)] * m;
     }
-    const PassShares shares = rankPassShares(model, slowest);
-    step[StepItem::bubble] = pipelineBubble_s(lay, t_mb, shares);
-    if (lay.schedule == PipelineSchedule::gpipe && lay.pp > 1) {
-        // Each stage's micro-batch (its exposed transfers included) split by its pass shares.
-        std::vector<double> forward_s(stages), backward_s(stages);
-        for (size_t st = 0; st < stages; ++st) {
-            const double total_s = price.stage_per_micro_batch[st].total_s;
-            forward_s[st] = total_s * model.stages[st].shares.forward;
-            backward_s[st] = total_s - forward_s[st];
-        }
-        step[StepItem::bubble] =
-            gpipeBubble_s(forward_s, backward_s, static_cast<int>(std::lround(m)), slowest);
-    }
-    if (model.chunk_pairs) {
-        const double walked_s = dualPipeBubble_s(dualPipeChunkTimes(model, paces),
-                                                 static_cast<int>(std::lround(m)), slowest);
-        if (walked_s >= 0)
-            step[StepItem::bubble] = walked_s;
-    }
+    step[StepItem::bubble] = stepBubble_s(model, price, paces, slowest);
 
     // Pipeline sends. The fill and drain put 2(p-1) sends per virtual chunk on the critical
     // path. 1F1B's and interleaving's steady state hides the others: a stage's next input was
@@ -500,7 +513,8 @@ StepPrice priceStep(const StepCostModel& model, const ExpertLoad& load,
     if (lay.schedule == PipelineSchedule::dualpipe && lay.pp > 1)
         price.dualpipe_phases = dualPipePhases(lay.pp, model.micro_batches, slowest, t_mb,
                                                step.total_s - price.optimizer_phase.total_s(),
-                                               shares, rankPassTransfers(model, paces, slowest));
+                                               rankPassShares(model, slowest),
+                                               rankPassTransfers(model, paces, slowest));
     return price;
 }
 
