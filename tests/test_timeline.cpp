@@ -9,6 +9,7 @@
 #include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/scenario_io.h"
+#include "moe/step_costs.h"
 #include "moe/timeline.h"
 
 #include <QtTest>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <set>
 
 using namespace moe;
@@ -288,6 +290,56 @@ private slots:
         }
     }
 
+    /// Uneven stages, one layer each with its own forward F_s and backward B_s (seeded random,
+    /// 2-8 stages, 1-24 micro-batches): the simulated GPipe step is m t_pace + gpipeBubble_s,
+    /// and, with the last stage made the slowest, the 1F1B step is m t_last +
+    /// oneFOneBBubble_s (the other stages' t once; the derivation is in
+    /// step_costs_communication.cpp).
+    void unevenStageBubblesMatchTheOrder() {
+        std::mt19937_64 rng(15);
+        std::uniform_real_distribution<double> pass(0.1, 3.0);
+        std::uniform_int_distribution<int> stages(2, 8), micro_batches(1, 24);
+        for (int trial = 0; trial < 300; ++trial) {
+            const int pp = stages(rng), m = micro_batches(rng);
+            std::vector<double> forward(static_cast<size_t>(pp)), backward(forward);
+            for (int st = 0; st < pp; ++st) {
+                forward[static_cast<size_t>(st)] = pass(rng);
+                backward[static_cast<size_t>(st)] = pass(rng);
+            }
+            const bool gpipe = trial % 2 == 0;
+            std::vector<double> t(static_cast<size_t>(pp));
+            for (size_t st = 0; st < t.size(); ++st)
+                t[st] = forward[st] + backward[st];
+            const double slowest = *std::max_element(t.begin(), t.end());
+            if (!gpipe && t.back() < slowest) { // the case 1F1B's closed form is exact for
+                backward.back() += slowest - t.back();
+                t.back() = slowest;
+            }
+            TimelineInput in = uniformInput(
+                gpipe ? PipelineSchedule::gpipe : PipelineSchedule::one_f_one_b, pp, 1, m, 1);
+            for (int st = 0; st < pp; ++st) {
+                LayerCosts& k = in.costs[static_cast<size_t>(st)];
+                k.attention_fwd_s = forward[static_cast<size_t>(st)];
+                k.attention_bwd_s = backward[static_cast<size_t>(st)];
+                k.attention_wgrad_s = 0;
+            }
+            const Timeline sim = simulateTimeline(in);
+            QVERIFY2(sim.ok(), sim.error.c_str());
+            const int pace = static_cast<int>(std::max_element(t.begin(), t.end()) - t.begin());
+            const double expected =
+                gpipe ? m * t[static_cast<size_t>(pace)] + gpipeBubble_s(forward, backward, m, pace)
+                      : m * t.back() + oneFOneBBubble_s(t);
+            QVERIFY2(near(sim.step_time_s, expected, 1e-12),
+                     qPrintable(QString("trial %1 (%2, pp %3, m %4): simulated %5, closed form %6")
+                                    .arg(trial)
+                                    .arg(gpipe ? "gpipe" : "1f1b")
+                                    .arg(pp)
+                                    .arg(m)
+                                    .arg(sim.step_time_s)
+                                    .arg(expected)));
+        }
+    }
+
     /// The same closed forms with durations from evaluate(): the default MoE model on 4 stages,
     /// zero communication and uniform load, LM head and optimizer removed so the stages are
     /// identical; t = one stage's compute per micro-batch from StageResult::times.
@@ -518,8 +570,8 @@ private slots:
     }
 
     /// Uneven pipelines (layout.first_stage_layers / last_stage_layers) under 1F1B, interleaved
-    /// and DualPipe, with the MTP module on the last stage: the closed form still agrees with
-    /// the simulated step. GPT-3 175B (96 layers, PP16): 5 + 14 x 6 + 7 = 96; interleaved vpp 2
+    /// and DualPipe, with the MTP module on the last stage: the closed form agrees with the
+    /// simulated step. GPT-3 175B (96 layers, PP16): 5 + 14 x 6 + 7 = 96; interleaved vpp 2
     /// splits the end stages 3 + 2 and 4 + 3. DeepSeek-V3 (61 layers, PP16): 2 + 14 x 4 + 3.
     void unevenStagesClosedFormAgrees() {
         struct Case {
@@ -538,6 +590,12 @@ private slots:
              {{"layout.first_stage_layers", int64_t{2}}, {"layout.last_stage_layers", int64_t{3}}}},
             {"deepseek-v3-2048xh800",
              {{"layout.schedule", std::string("1f1b")}, {"model.mtp_layers", int64_t{0}}}},
+            // The last stage (3 layers, MTP, LM head) is the slowest: 1F1B's bubble is the
+            // other stages' t once (+3.2% on the step under the old (p - 1) t).
+            {"deepseek-v3-2048xh800",
+             {{"layout.schedule", std::string("1f1b")},
+              {"layout.first_stage_layers", int64_t{2}},
+              {"layout.last_stage_layers", int64_t{3}}}},
         };
         for (const Case& c : cases) {
             const std::string file = moe::test::samplePath(std::string(c.sample) + ".yaml");
