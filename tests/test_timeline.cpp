@@ -93,15 +93,20 @@ std::string checkInvariants(const Timeline& t) {
     }
     if (!near(sum, t.step_time_s, 1e-6) || !near(t.breakdown.total_s, t.step_time_s, 1e-6))
         return "breakdown items sum to " + std::to_string(sum);
-    // Rows sorted by start; each stream's spans never overlap; nothing past the step's end.
+    // Rows sorted by start, spans that start together in stream order; each stream's spans
+    // never overlap; nothing past the step's end.
     for (const TimelineRow& row : t.rows) {
         double last_start = 0;
+        int last_stream = 0;
         double stream_end[kTimelineStreamCount] = {};
         for (const Span& s : row.spans) {
+            const int k = static_cast<int>(s.stream);
             if (s.start_s < last_start)
                 return "row not sorted";
+            if (s.start_s == last_start && k < last_stream)
+                return "spans starting together not in stream order";
             last_start = s.start_s;
-            const int k = static_cast<int>(s.stream);
+            last_stream = k;
             if (s.start_s < stream_end[k] - 1e-9 * t.step_time_s)
                 return "stream overlap";
             stream_end[k] = s.end_s;
