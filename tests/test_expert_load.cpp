@@ -902,9 +902,10 @@ void TestExpertLoad::badInputDoesNotCrash() {
     QCOMPARE(l.gpuTokens(wrong, 100, 0), 0.0);
 }
 
-/// The shapes `moe-plan bench` times (the sampling is part of its evaluate figure; speed is a
-/// benchmark's business, not a test's): the default scenario samples 8 token streams of 24
-/// layers, the DeepSeek-V3 sample 2 of 58.
+/// The sample shapes of the default scenario (8 token streams of 24 layers) and of the
+/// DeepSeek-V3 sample (2 of 58). Their speed is a benchmark's business, not a test's: the
+/// sampling is part of `moe-plan bench`'s evaluate figure, which times the default always and
+/// the DeepSeek-V3 sample when its file is passed.
 void TestExpertLoad::benchmarkShapes() {
     const Scenario& def = defaultScenario();
     const ExpertLoad ld = sampleExpertLoad(def, place(def));

@@ -315,7 +315,9 @@ private slots:
             std::vector<double> t(static_cast<size_t>(pp));
             for (size_t st = 0; st < t.size(); ++st)
                 t[st] = forward[st] + backward[st];
-            const double slowest = *std::max_element(t.begin(), t.end());
+            const size_t pace =
+                static_cast<size_t>(std::max_element(t.begin(), t.end()) - t.begin());
+            const double slowest = t[pace];
             if (!gpipe && t.back() < slowest) { // the case 1F1B's closed form is exact for
                 backward.back() += slowest - t.back();
                 t.back() = slowest;
@@ -330,9 +332,8 @@ private slots:
             }
             const Timeline sim = simulateTimeline(in);
             QVERIFY2(sim.ok(), sim.error.c_str());
-            const int pace = static_cast<int>(std::max_element(t.begin(), t.end()) - t.begin());
             const double expected =
-                gpipe ? m * t[static_cast<size_t>(pace)] + gpipeBubble_s(forward, backward, m, pace)
+                gpipe ? m * t[pace] + gpipeBubble_s(forward, backward, m, static_cast<int>(pace))
                       : m * t.back() + oneFOneBBubble_s(t);
             QVERIFY2(near(sim.step_time_s, expected, 1e-12),
                      qPrintable(QString("trial %1 (%2, pp %3, m %4): simulated %5, closed form %6")

@@ -320,8 +320,10 @@ struct PassSplit {
 };
 PassSplit passSplit(double t_mb, const PassShares& shares = {});
 
-/// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms); DualPipe's
-/// depends on how t splits into F, B and W.
+/// Pipeline bubble of a schedule for per-micro-batch time t_mb (closed forms, every stage
+/// alike); DualPipe's depends on how t splits into F, B and W. With stages that differ,
+/// priceStep uses the per-stage forms below (gpipeBubble_s, oneFOneBBubble_s) and DualPipe's
+/// walk (dualPipeBubble_s).
 double pipelineBubble_s(const LayoutSpec& layout, double t_mb, const PassShares& shares = {});
 
 /// GPipe's bubble with each stage's own forward and backward time per micro-batch: every

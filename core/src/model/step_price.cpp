@@ -396,21 +396,21 @@ double stepBubble_s(const StepCostModel& model, const StepPrice& price,
         const double walked_s = dualPipeBubble_s(dualPipeChunkTimes(model, paces), m, slowest);
         if (walked_s >= 0)
             return walked_s;
-    } else if (lay.schedule == PipelineSchedule::gpipe && lay.pp > 1) {
-        // Each stage's micro-batch (its exposed transfers included) split by its pass shares.
+    } else if (lay.pp > 1 && (lay.schedule == PipelineSchedule::gpipe ||
+                              lay.schedule == PipelineSchedule::one_f_one_b)) {
+        // Each stage's own time per micro-batch, its exposed transfers included.
+        std::vector<double> stage_s(stages);
+        for (size_t st = 0; st < stages; ++st)
+            stage_s[st] = price.stage_per_micro_batch[st].total_s;
+        if (lay.schedule == PipelineSchedule::one_f_one_b)
+            return oneFOneBBubble_s(stage_s);
         std::vector<double> forward_s(stages), backward_s(stages);
         for (size_t st = 0; st < stages; ++st) {
-            const PassSplit pass =
-                passSplit(price.stage_per_micro_batch[st].total_s, model.stages[st].shares);
+            const PassSplit pass = passSplit(stage_s[st], model.stages[st].shares);
             forward_s[st] = pass.forward_s;
             backward_s[st] = pass.backward_s;
         }
         return gpipeBubble_s(forward_s, backward_s, m, slowest);
-    } else if (lay.schedule == PipelineSchedule::one_f_one_b && lay.pp > 1) {
-        std::vector<double> stage_s(stages);
-        for (size_t st = 0; st < stages; ++st)
-            stage_s[st] = price.stage_per_micro_batch[st].total_s;
-        return oneFOneBBubble_s(stage_s);
     }
     return pipelineBubble_s(lay, price.per_micro_batch.total_s, rankPassShares(model, slowest));
 }
