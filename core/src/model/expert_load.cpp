@@ -462,6 +462,17 @@ struct StreamCounts {
 double spreadOverRanks(const StreamCounts& counts, int experts, int ep,
                        const FlatExpertMap& holders, double capacity, double* ranks,
                        double* per_expert, double inv_groups) {
+    if (holders.round_robin && capacity < 0 && counts.kept && !per_expert) {
+        // The search's case (kept counts, no per-expert detail): the same sums as below, rank
+        // r adding experts r, r + ep, ... in order, in loops without a branch per expert.
+        for (int base = 0; base < experts; base += ep) {
+            const int n = std::min(ep, experts - base);
+            const int32_t* kept = counts.kept + base;
+            for (int r = 0; r < n; ++r)
+                ranks[r] += static_cast<double>(kept[r]);
+        }
+        return 0.0;
+    }
     if (holders.round_robin && capacity < 0 && !counts.popularity) {
         // The default map (expert e on EP rank e % ep alone) and no drops: a rank's tokens are
         // its experts' counts, added in the same order as below.
