@@ -1113,6 +1113,13 @@ private slots:
                      qPrintable(QString::fromStdString("case " + std::to_string(valid) + ": " +
                                                        bad + "\n" + toYaml(s))));
             QVERIFY(close(sumOf(r.step.seconds), r.step_time_s, 1e-12));
+            // The layout search prunes by this floor (SearchOptions::prune): no layout may step
+            // faster than its compute at the mean expert load.
+            const double floor_s = stepComputeFloor_s(*r.costs);
+            QVERIFY2(floor_s > 0 && floor_s <= r.step_time_s,
+                     qPrintable(QString::fromStdString(std::to_string(floor_s) + " vs " +
+                                                       std::to_string(r.step_time_s) + "\n" +
+                                                       toYaml(s))));
             if (valid % 5 == 0) {
                 // Monotonicity beyond the samples: twice the NVLink or NIC bandwidth is never
                 // slower.

@@ -8,6 +8,7 @@
 #include "moe/placement.h"
 #include "moe/scenario_io.h"
 #include "moe/search.h"
+#include "moe/step_costs.h"
 #include "moe/topology.h"
 #include "moe/validate.h"
 #include "test_support.h"
@@ -469,6 +470,91 @@ private slots:
         }
         QCOMPARE(one.explanation, two.explanation);
         QVERIFY(one.evaluated_per_s > 0 && one.candidates_per_s >= one.evaluated_per_s);
+    }
+
+    /// Issue 21: pruning by the compute floor (SearchOptions::prune) skips layouts, yet every
+    /// figure the result reports is the unpruned search's: the ranking, the scenario's own
+    /// rank, the explanation (its runner-up and best with another EP, TP and PP) and the Pareto
+    /// front up to the bound. The pruned layouts are counted, and each layout's floor is the
+    /// built model's (stepComputeFloor_s), never above its step.
+    void pruningByBoundKeepsEveryReportedFigure_data() {
+        QTest::addColumn<QString>("sample");
+        QTest::addColumn<int>("top");
+        QTest::addColumn<QStringList>("pins");
+        QTest::newRow("64 H100, MoE, top 10") << "dgx-h100-8x8-moe16.yaml" << 10 << QStringList{};
+        QTest::newRow("64 H100, MoE, top 1") << "dgx-h100-8x8-moe16.yaml" << 1 << QStringList{};
+        QTest::newRow("64 H100, dense 70B") << "dense-70b-64xh100.yaml" << 10 << QStringList{};
+        QTest::newRow("2048 H800, DeepSeek-V3, PP 8 or 16")
+            << "deepseek-v3-2048xh800.yaml" << 10
+            << QStringList{"layout.pp=8", "layout.pp=16", "training.micro_batch=1"};
+    }
+    void pruningByBoundKeepsEveryReportedFigure() {
+        QFETCH(QString, sample);
+        QFETCH(int, top);
+        QFETCH(QStringList, pins);
+        const auto s = loadSample(sample.toStdString());
+        QVERIFY(s);
+        SearchOptions o;
+        o.top_n = top;
+        o.max_pareto = 100'000;
+        for (const QString& pin : pins)
+            o.pins.push_back(pin.toStdString());
+        const SearchResult pruned = searchLayouts(*s, o);
+        o.prune = false;
+        const SearchResult whole = searchLayouts(*s, o);
+        QVERIFY(pruned.found());
+        const int64_t skipped = pruned.rejectedCount(RejectReason::bound);
+        QVERIFY2(skipped > 0, "the case prunes");
+        QCOMPARE(whole.rejectedCount(RejectReason::bound), int64_t{0});
+        QCOMPARE(whole.pareto_bound_s, 0.0);
+        QCOMPARE(pruned.candidates, whole.candidates);
+        QCOMPARE(pruned.evaluated + skipped, whole.evaluated);
+        QVERIFY(pruned.evaluated < whole.evaluated);
+        for (int i = 0; i < kRejectReasonCount; ++i)
+            if (static_cast<RejectReason>(i) != RejectReason::bound)
+                QCOMPARE(pruned.rejected[static_cast<size_t>(i)].count,
+                         whole.rejected[static_cast<size_t>(i)].count);
+        QCOMPARE(pruned.ranked.size(), whole.ranked.size());
+        for (size_t i = 0; i < pruned.ranked.size(); ++i) {
+            QVERIFY(pruned.ranked[i].scenario == whole.ranked[i].scenario);
+            QCOMPARE(pruned.ranked[i].rank, whole.ranked[i].rank);
+            QCOMPARE(pruned.ranked[i].figures.step_time_s, whole.ranked[i].figures.step_time_s);
+        }
+        QCOMPARE(pruned.input.has_value(), whole.input.has_value());
+        if (pruned.input)
+            QCOMPARE(pruned.input->rank, whole.input->rank);
+        QCOMPARE(pruned.explanation, whole.explanation);
+        // The front up to the bound, with the same ranks; the whole front goes on beyond it.
+        const double bound_s = pruned.pareto_bound_s;
+        QVERIFY(bound_s >= pruned.ranked.back().figures.step_time_s);
+        std::vector<const SearchCandidate*> front;
+        for (const SearchCandidate& c : whole.pareto)
+            if (c.figures.step_time_s <= bound_s)
+                front.push_back(&c);
+        QCOMPARE(pruned.pareto_total, static_cast<int64_t>(front.size()));
+        QCOMPARE(pruned.pareto.size(), front.size());
+        for (size_t i = 0; i < front.size(); ++i) {
+            QVERIFY(pruned.pareto[i].scenario == front[i]->scenario);
+            QCOMPARE(pruned.pareto[i].rank, front[i]->rank);
+        }
+        QVERIFY(whole.pareto_total > pruned.pareto_total ||
+                whole.pareto.back().figures.step_time_s <= bound_s);
+        // The floors the search computed are the built models' and bound the steps.
+        const SearchPart part = searchPart(*s, o);
+        int checked = 0;
+        for (const SearchStructureOutcome& out : part.outcomes)
+            for (size_t i = 0; i < out.evaluated.size(); i += 7) {
+                const SearchEvaluated& e = out.evaluated[i];
+                Scenario c = *s;
+                c.layout = e.layout;
+                c.training.micro_batch = e.micro_batch;
+                c.training.recompute = e.recompute;
+                const Report r = evaluate(c);
+                QCOMPARE(e.floor_s, stepComputeFloor_s(*r.costs));
+                QVERIFY(e.floor_s <= e.figures.step_time_s);
+                ++checked;
+            }
+        QVERIFY(checked > 10);
     }
 
     /// Issue 19: any split of the structures over shards merges into exactly the unsharded

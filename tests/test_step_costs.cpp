@@ -785,6 +785,35 @@ private slots:
         QCOMPARE(pipelineBubble_s(lay, t), 0.0);
     }
 
+    /// The compute floor the layout search prunes by: m micro-batches of the busiest pipeline
+    /// rank's compute. Stages of 1, 2, 3 and 4 s, 8 micro-batches: 8 x 4 = 32 s; under DualPipe
+    /// rank r runs stages r and 3 - r, half the micro-batches each: 8 x (1 + 4) / 2 = 20 s.
+    /// On the samples it is below the step, and it is the built model's own compute.
+    void computeFloor() {
+        QCOMPARE(stepComputeFloor_s({1, 2, 3, 4}, 8, false), 32.0);
+        QCOMPARE(stepComputeFloor_s({1, 2, 3, 4}, 8, true), 20.0);
+        QCOMPARE(stepComputeFloor_s({1, 4, 1, 1}, 8, true), 20.0); // (4 + 1) / 2 on rank 1
+        QCOMPARE(stepComputeFloor_s({2.5}, 4, false), 10.0);
+        for (const std::string& path : test::sampleFiles()) {
+            const std::optional<Scenario> s = loadScenarioFile(path).scenario;
+            QVERIFY2(s, path.c_str());
+            const Report r = evaluate(*s);
+            double busiest_s = 0;
+            for (const StageCosts& stage : r.costs->stages) {
+                const StepBreakdown b = stageMeanCompute(r.costs->layer, r.costs->moe, stage.layers,
+                                                         stage.moe_layer_indices.size());
+                QCOMPARE(b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
+                             b[StepItem::expert_compute],
+                         stage.compute_s);
+                busiest_s = std::max(busiest_s, stage.compute_s);
+            }
+            const double floor_s = stepComputeFloor_s(*r.costs);
+            QVERIFY2(floor_s > 0.5 * r.step_time_s && floor_s < r.step_time_s, path.c_str());
+            if (s->layout.schedule != PipelineSchedule::dualpipe)
+                QCOMPARE(floor_s, r.micro_batches * busiest_s);
+        }
+    }
+
     /// DualPipe's walked bubble. Every chunk alike with W = F, the walk is the paper's closed
     /// form: F = 1, B = 2, W = 1, a pair F + B = 3: (p/2 - 1)(3 + 2 - 3) = 2 on 4 ranks, 6 on 8.
     /// Its cost and value do not depend on the micro-batch count. Two ranks never idle, however

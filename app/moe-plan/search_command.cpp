@@ -33,6 +33,7 @@ struct SearchCommand {
     std::string part_output = "-";
     std::vector<std::string> merge;
     bool json = false;
+    bool no_prune = false;
 };
 
 SearchOptions optionsOf(const SearchCommand& c) {
@@ -42,6 +43,7 @@ SearchOptions optionsOf(const SearchCommand& c) {
     o.max_pp = c.max_pp;
     o.memory_reserve_share = c.reserve_pct / 100.0;
     o.threads = c.threads;
+    o.prune = !c.no_prune;
     return o;
 }
 
@@ -193,6 +195,10 @@ void addSearchCommand(CLI::App& app, CommandTable& table) {
     c->add_option("--threads", o->threads, "worker threads (default 0 = every core)")
         ->type_name("N")
         ->check(wholeNumber(0, 4096));
+    c->add_flag("--no-prune", o->no_prune,
+                "evaluate every layout that fits, also those whose compute alone is slower than "
+                "every layout the result reports: the same ranking, the whole Pareto front, "
+                "slower");
     c->add_option("--write-best", o->write_best, "save the scenario with the winning layout")
         ->type_name("OUT.yaml");
     addSetOption(c, o->overrides, "what-if override applied before searching");

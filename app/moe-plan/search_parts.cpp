@@ -101,7 +101,7 @@ void writeOutcome(JsonWriter& out, const Scenario& input, const SearchStructureO
     }
     out.key("evaluated").beginArray();
     for (const SearchEvaluated& e : o.evaluated) {
-        out.beginObject().field("is_input", e.is_input).key("layout");
+        out.beginObject().field("is_input", e.is_input).field("floor_s", e.floor_s).key("layout");
         writeLayout(out, input, e.layout, e.micro_batch, e.recompute);
         out.key("figures");
         writeFigures(out, e.figures);
@@ -212,6 +212,7 @@ SearchStructureOutcome readOutcome(const json& j, const Scenario& input) {
     for (const json& e : j.at("evaluated")) {
         SearchEvaluated ev;
         ev.is_input = e.at("is_input").get<bool>();
+        ev.floor_s = number(e.at("floor_s"));
         ev.layout = readLayout(e, input, ev.micro_batch, ev.recompute);
         ev.figures = readFigures(e.at("figures"));
         o.evaluated.push_back(std::move(ev));
@@ -225,6 +226,10 @@ std::string searchFingerprint(const Scenario& s, const SearchOptions& options) {
     std::string key = toYaml(s);
     for (const std::string& pin : options.pins)
         key += "\npin " + pin;
+    // The pruning bound follows the ranked count and the objective: parts pruned for another
+    // would not hold every layout the merge ranks.
+    key += "\ntop " + std::to_string(options.top_n) + "\nprune " + std::to_string(options.prune) +
+           "\nobjective " + toString(options.objective);
     key += "\nmax_pp " + std::to_string(options.max_pp) + "\nreserve " +
            formatNumber(options.memory_reserve_share) + "\nversion " + cmdline::version();
     // FNV-1a, 64 bits: a check against mixing up files, not a security measure.

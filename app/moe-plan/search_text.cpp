@@ -120,8 +120,13 @@ std::string searchText(const Scenario& s, const SearchResult& r) {
       << " candidates/s\n";
 
     if (r.found()) {
+        const int64_t pruned = r.rejectedCount(RejectReason::bound);
         o << "\nRanked by step time, best first (top " << r.ranked.size() << " of "
-          << formatCount(static_cast<double>(r.evaluated)) << "; * = the scenario's own layout)\n";
+          << formatCount(static_cast<double>(r.evaluated + pruned)) << " that fit";
+        if (pruned > 0)
+            o << ", " << formatCount(static_cast<double>(pruned))
+              << " of them pruned by bound: slower than every layout shown";
+        o << "; * = the scenario's own layout)\n";
         TextTable table = candidateTable(s);
         for (const SearchCandidate& cand : r.ranked)
             addCandidateRow(table, cand);
@@ -134,6 +139,10 @@ std::string searchText(const Scenario& s, const SearchResult& r) {
 
         o << "\nPareto front over step time, memory headroom and cross-node traffic: "
           << r.pareto_total << " layout" << (r.pareto_total == 1 ? "" : "s");
+        if (r.pareto_bound_s > 0)
+            o << " up to " << formatSeconds(r.pareto_bound_s, UnitStyle::ascii)
+              << " per step (the front goes on among the layouts pruned by bound; --no-prune "
+                 "evaluates them)";
         if (static_cast<int64_t>(r.pareto.size()) < r.pareto_total)
             o << " (the " << r.pareto.size() << " fastest shown)";
         o << "\n";
@@ -197,6 +206,7 @@ std::string searchJson(const Scenario& s, const SearchResult& r) {
         writeCandidateJson(json, c);
     json.endArray();
     json.field("pareto_total", r.pareto_total);
+    json.field("pareto_bound_s", r.pareto_bound_s);
     json.key("pareto").beginArray();
     for (const SearchCandidate& c : r.pareto)
         writeCandidateJson(json, c);

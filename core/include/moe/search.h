@@ -2,9 +2,10 @@
 // Layout search: enumerates the parallel layouts of a scenario's cluster and model (TP, CP, PP
 // and virtual stages, DP, EP, expert-TP, the rank orders that change a placement, micro-batch
 // size, recomputation, pipeline schedule), prunes invalid and out-of-memory layouts cheaply
-// with the reason counted, evaluates the rest with evaluate(), ranks them, keeps the Pareto
-// front over step time, memory headroom and cross-node traffic, and explains the winner from
-// the figures. Deterministic: the same scenario and options give the same result, whatever the
+// with the reason counted, and those whose compute alone is slower than every layout the result
+// reports (a proven lower bound), evaluates the rest with evaluate(), ranks them, keeps the
+// Pareto front over step time, memory headroom and cross-node traffic, and explains the winner
+// from the figures. Deterministic: the same scenario and options give the same result, whatever the
 // thread count.
 
 #include "moe/diagnostics.h"
@@ -63,6 +64,12 @@ struct SearchOptions {
     /// Only for the step_time objective; 0 ranks by step time alone.
     double tie_share = 0.005;
     SearchObjective objective = SearchObjective::step_time;
+    /// step_time objective: skip the layouts whose compute alone (stepComputeFloor_s) takes
+    /// longer than every step the result reports (the ranked ones, the near-tie window, the
+    /// scenario's own layout and the best with another EP, TP and PP), counted as `bound`. The
+    /// ranking and explanation are exactly those of the unpruned search; the Pareto front is
+    /// exact up to that bound and stops there (SearchResult::pareto_bound_s).
+    bool prune = true;
     /// Called after each structure (a combination of degrees) with (done, total) of the
     /// shard's structures; returning false stops the search (the result is then `interrupted`)
     /// once the structures already running finish. Calls never overlap, `done` never decreases,
@@ -109,6 +116,9 @@ enum class RejectReason {
     /// TP wider than a scale-up domain (their per-layer collectives would ride the
     /// fabric) while layouts inside a domain fit: searched only when none does.
     wide_tp,
+    /// Its compute alone (stepComputeFloor_s) takes longer than every step the result reports
+    /// (SearchOptions::prune), so it cannot rank among them.
+    bound,
     count
 };
 constexpr int kRejectReasonCount = static_cast<int>(RejectReason::count);
@@ -131,6 +141,9 @@ struct SearchResult {
     /// max_pareto of them.
     std::vector<SearchCandidate> pareto;
     int64_t pareto_total = 0;
+    /// When the search pruned by bound: the front holds only the layouts up to this step time
+    /// (exact there: every faster layout was evaluated); 0 = nothing pruned, the whole front.
+    double pareto_bound_s = 0;
     /// The scenario's own layout, evaluated even when it is invalid for memory (then
     /// figures.fits is false and rank 0); empty when its layout fails validation.
     std::optional<SearchCandidate> input;
@@ -171,6 +184,8 @@ struct SearchEvaluated {
     Recompute recompute = Recompute::none;
     SearchFigures figures;
     bool is_input = false;
+    /// stepComputeFloor_s: the step cannot be shorter; the search prunes by it.
+    double floor_s = 0;
 };
 
 /// The rejected layout closest to fitting in memory (for "why nothing fits").

@@ -530,6 +530,20 @@ struct StageCosts {
     double moe_layer_expert_share = 0; ///< 1 / the stage's MoE layers (0 without any)
 };
 
+/// A stage's compute per micro-batch at the mean expert load, by item (attention, dense FFN &
+/// head, router, expert compute; the rest 0): what StageCosts::mean holds before its transfers.
+/// `moe_layers` is the stage's MoE layer count.
+StepBreakdown stageMeanCompute(const LayerPassCosts& layer, const MoeCosts& moe,
+                               const StageLayers& stage, double moe_layers);
+
+/// A lower bound on the step time from compute alone: micro_batches x the busiest pipeline
+/// rank's compute per micro-batch at the mean expert load (`stage_compute_s`, per stage; under
+/// DualPipe a rank runs stages r and pp-1-r, m/2 micro-batches each). No expert load, transfer,
+/// bubble, gradient sync or optimizer can make priceStep's step shorter (the proof is at the
+/// definition); the layout search prunes by it.
+double stepComputeFloor_s(const std::vector<double>& stage_compute_s, double micro_batches,
+                          bool dualpipe);
+
 /// One layer's gradient bucket: its share of its stage's dense and expert sync, and the layer's
 /// forward and backward for one micro-batch at the mean load (compute and, outside DualPipe,
 /// the transfers it waits for), which set when the bucket is needed and released.
@@ -575,6 +589,12 @@ struct StepCostModel {
     bool chunk_pairs = false;
 };
 StepCostModel buildStepCostModel(const Scenario& scenario, const Placement& placement);
+/// The compute half of buildStepCostModel, without placing the layout: the rates, tokens and
+/// micro-batches, every layer's compute and the MoE layers' expert compute at the mean load
+/// (no transfers, no stages). Enough for stageMeanCompute and stepComputeFloor_s.
+StepCostModel buildComputeCostModel(const Scenario& scenario);
+/// stepComputeFloor_s of a built model's stages.
+double stepComputeFloor_s(const StepCostModel& model);
 /// The pace of a stage whose busiest EP group carries `factor` x the mean load.
 StagePace stagePace(const StepCostModel& model, double factor);
 

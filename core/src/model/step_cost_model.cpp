@@ -23,8 +23,8 @@ double recomputeFactor(Recompute r) {
     return r == Recompute::full ? 4.0 : 3.0;
 }
 
-LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, double tokens,
-                              const HardwareRates& r) {
+/// A layer's passes without its TP and CP transfers (addLayerTransfers).
+LayerPassCosts layerComputeCosts(const Scenario& s, double tokens, const HardwareRates& r) {
     const ModelSpec& m = s.model;
     const int tp = s.layout.tp;
     const double passes = recomputeFactor(s.training.recompute);
@@ -80,6 +80,14 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
     c.embedding_fwd_s = embeddingForward_s(m, tokens, r);
     c.embedding_bwd_s = embeddingBackward_s(m, tokens, r);
     c.embedding_wgrad_s = c.embedding_bwd_s;
+    return c;
+}
+
+/// The TP and CP transfers of a layer's passes, from where `placement` puts their groups.
+void addLayerTransfers(LayerPassCosts& c, const Scenario& s, const Placement& placement,
+                       double tokens, const HardwareRates& r) {
+    const int tp = s.layout.tp;
+    const double passes = recomputeFactor(s.training.recompute);
     if (tp > 1) {
         // An all-gather before and a reduce-scatter after attention and after each MLP block,
         // forward and backward (backward runs them again under full recompute).
@@ -97,11 +105,11 @@ LayerPassCosts layerPassCosts(const Scenario& s, const Placement& placement, dou
         c.cp_hops_fwd = s.layout.cp - 1;
         c.cp_hops_bwd = 2 * (s.layout.cp - 1);
     }
-    return c;
 }
 
-MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
-                  const LayerPassCosts& layer, const HardwareRates& r) {
+/// A MoE layer's expert compute and attention blocks; its all-to-all (addMoeTransfers) left at
+/// zero, as a one-GPU EP group has it.
+MoeCosts moeComputeCosts(const Scenario& s, const LayerPassCosts& layer, const HardwareRates& r) {
     const ModelSpec& m = s.model;
     MoeCosts c;
     if (!m.isMoe())
@@ -118,12 +126,8 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
             ? swiglu_s(m, 1.0, static_cast<double>(m.expert_ffn_hidden) / s.layout.etp, r)
             : 0.0;
     c.forward_pairs = s.training.recompute == Recompute::full ? 2.0 : 1.0;
-    c.ep_group = shapeOf(placement.spanOf(GroupKind::ep));
     c.scale_up = r.scale_up;
     c.scale_out = r.scale_out;
-    c.bytes = allToAllBytes(s, c.ep_group, tokens);
-    c.dispatch_call = c.dispatch(1.0);
-    c.combine_call = c.combine(1.0);
     c.attention_fwd_s = layer.attention_fwd_s;
     c.attention_bwd_s = layer.attention_bwd_s;
     c.attention_block_fwd_s = layer.attention_fwd_s + layer.router_fwd_s + layer.shared_fwd_s;
@@ -131,10 +135,23 @@ MoeCosts moeCosts(const Scenario& s, const Placement& placement, double tokens,
     c.attention_wgrad_s = layer.attention_wgrad_s;
     c.attention_block_wgrad_s =
         layer.attention_wgrad_s + layer.router_wgrad_s + layer.shared_wgrad_s;
+    c.mean = c.price(1.0);
+    return c;
+}
+
+/// A MoE layer's all-to-all over the EP group `placement` makes, and the TP transfers around
+/// its blocks (`layer`'s, with addLayerTransfers); the mean price with them.
+void addMoeTransfers(MoeCosts& c, const Scenario& s, const Placement& placement, double tokens,
+                     const LayerPassCosts& layer) {
+    if (!c.valid)
+        return;
+    c.ep_group = shapeOf(placement.spanOf(GroupKind::ep));
+    c.bytes = allToAllBytes(s, c.ep_group, tokens);
+    c.dispatch_call = c.dispatch(1.0);
+    c.combine_call = c.combine(1.0);
     c.tp_fwd_s = layer.tpOperationFwd_s();
     c.tp_bwd_s = layer.tpOperationBwd_s();
     c.mean = c.price(1.0);
-    return c;
 }
 
 /// DeepSeek-V3 report sec. 2.2: each of the model.mtp_layers multi-token-prediction modules
@@ -257,18 +274,8 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
             c.moe_layer_indices.push_back(layer - s.model.dense_layers);
     const double moe_layers = static_cast<double>(c.moe_layer_indices.size());
 
-    // Compute per micro-batch: every layer's attention, the dense layers' FFN, the MoE layers'
-    // router, shared experts (counted with the dense FFN work: they run densely on every token)
-    // and routed experts at the mean load, and the LM head where present.
     StepBreakdown& b = c.mean;
-    b[StepItem::attention] = (l.attention_fwd_s + l.attention_bwd_s) * layers.layers;
-    b[StepItem::dense_ffn] = (l.dense_ffn_fwd_s + l.dense_ffn_bwd_s) * layers.dense_layers +
-                             (l.shared_fwd_s + l.shared_bwd_s) * moe_layers;
-    b[StepItem::dense_ffn] += l.endsFwd_s(layers.has_embedding, layers.has_lm_head) +
-                              l.endsBwd_s(layers.has_embedding, layers.has_lm_head);
-    b[StepItem::router] = (l.router_fwd_s + l.router_bwd_s) * moe_layers;
-    if (moe.valid && moe_layers > 0)
-        b[StepItem::expert_compute] = moe_layers * moe.mean.experts_s();
+    b = stageMeanCompute(l, moe, layers, moe_layers);
     c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
                   b[StepItem::expert_compute];
     c.shares = stagePassShares(l, moe, layers, moe_layers);
@@ -435,7 +442,50 @@ RankSync rankSync(const Scenario& s, const StepCostModel& model, int rank) {
 
 } // namespace
 
-StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) {
+StepBreakdown stageMeanCompute(const LayerPassCosts& l, const MoeCosts& moe,
+                               const StageLayers& layers, double moe_layers) {
+    // Compute per micro-batch: every layer's attention, the dense layers' FFN, the MoE layers'
+    // router, shared experts (counted with the dense FFN work: they run densely on every token)
+    // and routed experts at the mean load, and the LM head where present.
+    StepBreakdown b;
+    b[StepItem::attention] = (l.attention_fwd_s + l.attention_bwd_s) * layers.layers;
+    b[StepItem::dense_ffn] = (l.dense_ffn_fwd_s + l.dense_ffn_bwd_s) * layers.dense_layers +
+                             (l.shared_fwd_s + l.shared_bwd_s) * moe_layers;
+    b[StepItem::dense_ffn] += l.endsFwd_s(layers.has_embedding, layers.has_lm_head) +
+                              l.endsBwd_s(layers.has_embedding, layers.has_lm_head);
+    b[StepItem::router] = (l.router_fwd_s + l.router_bwd_s) * moe_layers;
+    if (moe.valid && moe_layers > 0)
+        b[StepItem::expert_compute] = moe_layers * moe.mean.experts_s();
+    return b;
+}
+
+double stepComputeFloor_s(const std::vector<double>& stage_compute_s, double micro_batches,
+                          bool dualpipe) {
+    // priceStep: step = m x the pacing rank's micro-batch + bubble + exposed sends, gradient
+    // sync and optimizer, every term >= 0. The pacing rank's micro-batch is its slowest stage
+    // (DualPipe: the mean of the rank's two stages r and pp-1-r, the slowest pair), and a
+    // stage's micro-batch (priceStage) is its compute at the mean load plus the imbalance
+    // extra and exposed transfers, both >= 0. So m x the busiest rank's mean-load compute
+    // bounds the step from below, whatever the expert load, placement or transfers.
+    const size_t n = stage_compute_s.size();
+    double busiest_s = 0;
+    for (size_t i = 0; i < n; ++i)
+        busiest_s =
+            std::max(busiest_s, dualpipe ? (stage_compute_s[i] + stage_compute_s[n - 1 - i]) / 2
+                                         : stage_compute_s[i]);
+    return micro_batches * busiest_s;
+}
+
+double stepComputeFloor_s(const StepCostModel& model) {
+    std::vector<double> compute_s;
+    compute_s.reserve(model.stages.size());
+    for (const StageCosts& stage : model.stages)
+        compute_s.push_back(stage.compute_s);
+    return stepComputeFloor_s(compute_s, model.micro_batches,
+                              model.layout.schedule == PipelineSchedule::dualpipe);
+}
+
+StepCostModel buildComputeCostModel(const Scenario& s) {
     StepCostModel model;
     const LayoutSpec& lay = s.layout;
     model.schedule = lay.schedule;
@@ -445,10 +495,19 @@ StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) 
     model.tokens = tokensPerGpuPerMicroBatch(s);
     model.rates = hardwareRates(s);
     model.dp_overlap = s.training.dp_overlap;
-    model.grad_norm_allreduce_s = gradNormAllReduce_s(s, model.rates);
-    model.layer = layerPassCosts(s, placement, model.tokens, model.rates);
-    model.moe = moeCosts(s, placement, model.tokens, model.layer, model.rates);
+    model.layer = layerComputeCosts(s, model.tokens, model.rates);
+    model.moe = moeComputeCosts(s, model.layer, model.rates);
+    // The MTP block is priced at compute only (setMtpCosts): transfers do not change it.
     setMtpCosts(s, model);
+    return model;
+}
+
+StepCostModel buildStepCostModel(const Scenario& s, const Placement& placement) {
+    StepCostModel model = buildComputeCostModel(s);
+    const LayoutSpec& lay = s.layout;
+    model.grad_norm_allreduce_s = gradNormAllReduce_s(s, model.rates);
+    addLayerTransfers(model.layer, s, placement, model.tokens, model.rates);
+    addMoeTransfers(model.moe, s, placement, model.tokens, model.layer);
     const ParamCounts params = countParams(s.model);
     std::vector<StageLayers> stage_layers = splitLayers(s.model, lay);
     model.stages.reserve(stage_layers.size());

@@ -44,6 +44,8 @@ const char* toString(RejectReason r) {
         return "recompute";
     case RejectReason::wide_tp:
         return "wide-tp";
+    case RejectReason::bound:
+        return "bound";
     case RejectReason::count:
         break;
     }
@@ -68,6 +70,8 @@ const char* describe(RejectReason r) {
         return "heavier recompute while a lighter one fits (never faster)";
     case RejectReason::wide_tp:
         return "TP wider than a scale-up domain while narrower layouts fit";
+    case RejectReason::bound:
+        return "compute alone slower than every reported layout (pruned by bound)";
     case RejectReason::count:
         break;
     }

@@ -17,7 +17,9 @@
 // fits (it only adds compute; test_search checks it is never faster), and TP groups wider
 // than a scale-up domain are searched only when nothing narrower fits (their collectives, several
 // per layer, would ride the fabric; a planner never puts TP across nodes while an in-node layout
-// fits). What is left goes through evaluate().
+// fits). What is left gets its compute floor (stepComputeFloor_s, from layer costs built once per
+// micro-batch and recompute) and, with SearchOptions::prune, goes through evaluate() only when
+// that floor is within the slowest step the result reports (search_part.cpp).
 
 #include "search_detail.h"
 
@@ -197,6 +199,13 @@ bool fitsWithReserve(const MemoryBreakdown& m, double reserve_share) {
     return m.total_bytes <= usableHbm_bytes(m, reserve_share);
 }
 
+double inputStep_s(const Scenario& input, const SearchOptions& options) {
+    if (hasErrors(validateScenario(input)) ||
+        !fitsWithReserve(worstMemory(input), options.memory_reserve_share))
+        return -1;
+    return evaluate(input).step_time_s;
+}
+
 /// "80.0 GB of HBM" or, with a reserve, "76.0 GB (80.0 GB of HBM less the 5% reserve)".
 std::string usableHbmText(const MemoryBreakdown& m, double reserve_share) {
     if (reserve_share <= 0.0)
@@ -236,6 +245,16 @@ struct Searcher::StructureRun {
     int64_t n_orders = 0;
     int64_t per_mb = 0; ///< candidates per schedule and micro-batch
     Outcome out;
+    /// The compute costs of the micro-batch and recompute being searched, for the compute
+    /// floors: they do not depend on the order or schedule, except whether passes are paired
+    /// (the communication kernels' SMs).
+    struct ComputeCosts {
+        bool paired = false;
+        LayerPassCosts layer;
+        MoeCosts moe;
+        double micro_batches = 1;
+    };
+    std::vector<ComputeCosts> compute; ///< cleared for each micro-batch and recompute
 
     /// Counts `n` candidates under `r`; `example()` words the first of them.
     template <typename Example> void reject(RejectReason r, int64_t n, Example example) {
@@ -256,7 +275,7 @@ struct Searcher::StructureRun {
 };
 
 Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cache) const {
-    StructureRun run{st, cache, in_, {}, 0, 0, {}};
+    StructureRun run{st, cache, in_, {}, 0, 0, {}, {}};
     LayoutSpec& lay = run.sc.layout;
     lay.tp = st.tp;
     lay.cp = st.cp;
@@ -283,9 +302,7 @@ Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cac
     run.per_mb = run.n_orders * 3; // recompute none, selective, full
     run.out.candidates = static_cast<int64_t>(schedules.size() * mbs.size()) * run.per_mb;
 
-    if (!Pins::allows(pins_.tp, st.tp) || !Pins::allows(pins_.cp, st.cp) ||
-        !Pins::allows(pins_.pp, st.pp) || !Pins::allows(pins_.dp, st.dp) ||
-        !Pins::allows(pins_.ep, st.ep) || !Pins::allows(pins_.etp, st.etp)) {
+    if (!pinsAllow(st)) {
         run.rejectOutsidePins(run.out.candidates);
         return std::move(run.out);
     }
@@ -356,6 +373,7 @@ bool Searcher::searchRecompute(StructureRun& run, Recompute rc, int mb, bool dom
         run.rejectOutsidePins(run.n_orders - n_allowed);
     if (allowed.empty())
         return false;
+    run.compute.clear();
     const MemoryBreakdown mem = worstMemory(sc);
     if (!fitsWithReserve(mem, opt_.memory_reserve_share)) {
         run.reject(RejectReason::memory, n_allowed, [&] {
@@ -371,6 +389,7 @@ bool Searcher::searchRecompute(StructureRun& run, Recompute rc, int mb, bool dom
         }
         return false;
     }
+    double floor_s = -1; // the same for every order
     for (const RankOrder& o : allowed) {
         lay.order = o;
         const bool is_input = isInput(sc);
@@ -380,15 +399,69 @@ bool Searcher::searchRecompute(StructureRun& run, Recompute rc, int mb, bool dom
             });
             continue;
         }
+        if (floor_s < 0)
+            floor_s = computeFloor_s(run);
         Evaluated e;
         e.layout = lay;
         e.micro_batch = mb;
         e.recompute = rc;
-        e.figures = figuresOf(evaluate(sc, 0, run.cache));
         e.is_input = is_input;
+        e.floor_s = floor_s;
         run.out.evaluated.push_back(std::move(e));
     }
     return true;
+}
+
+/// stepComputeFloor_s of the candidate in run.sc, from the stage split of its schedule and the
+/// layer costs of its micro-batch and recompute (built once for both kinds of passes).
+double Searcher::computeFloor_s(StructureRun& run) const {
+    const Scenario& sc = run.sc;
+    const bool paired = pairsPasses(sc);
+    auto costs =
+        std::find_if(run.compute.begin(), run.compute.end(),
+                     [&](const StructureRun::ComputeCosts& c) { return c.paired == paired; });
+    if (costs == run.compute.end()) {
+        const StepCostModel model = buildComputeCostModel(sc);
+        run.compute.push_back({paired, model.layer, model.moe, model.micro_batches});
+        costs = run.compute.end() - 1;
+    }
+    std::vector<double> stage_compute_s;
+    for (const StageLayers& stage : splitLayers(sc.model, sc.layout, /*with_indices=*/false)) {
+        const StepBreakdown b = stageMeanCompute(costs->layer, costs->moe, stage,
+                                                 sc.model.isMoe() ? stage.moe_layers : 0);
+        stage_compute_s.push_back(b[StepItem::attention] + b[StepItem::dense_ffn] +
+                                  b[StepItem::router] + b[StepItem::expert_compute]);
+    }
+    return stepComputeFloor_s(stage_compute_s, costs->micro_batches,
+                              sc.layout.schedule == PipelineSchedule::dualpipe);
+}
+
+void Searcher::evaluateCandidate(Evaluated& e, Scenario& scratch, EvaluationCache& cache) const {
+    scratch.layout = e.layout;
+    scratch.training.micro_batch = e.micro_batch;
+    scratch.training.recompute = e.recompute;
+    e.figures = figuresOf(evaluate(scratch, 0, cache));
+}
+
+std::array<bool, 3> Searcher::variedDimensions(bool inside_only) const {
+    std::array<bool, 3> varied{};
+    const Structure* first = nullptr;
+    for (const Structure& st : structures_) {
+        if ((inside_only && !insideDomain(st)) || !pinsAllow(st))
+            continue;
+        if (!first)
+            first = &st;
+        varied[0] = varied[0] || (moe_ && st.ep != first->ep);
+        varied[1] = varied[1] || st.tp != first->tp;
+        varied[2] = varied[2] || st.pp != first->pp;
+    }
+    return varied;
+}
+
+bool Searcher::pinsAllow(const Structure& st) const {
+    return Pins::allows(pins_.tp, st.tp) && Pins::allows(pins_.cp, st.cp) &&
+           Pins::allows(pins_.pp, st.pp) && Pins::allows(pins_.dp, st.dp) &&
+           Pins::allows(pins_.ep, st.ep) && Pins::allows(pins_.etp, st.etp);
 }
 
 bool Searcher::isInput(const Scenario& sc) const {

@@ -9,7 +9,10 @@
 #include "moe/search.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <limits>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -68,16 +71,28 @@ public:
         return in_.cluster.gpusPerScaleUpDomain() % st.tp == 0;
     }
 
-    /// Prunes and evaluates every candidate of one structure; with `only_count`, counts them as
-    /// wide_tp (after pins) without looking further. `cache` belongs to the calling thread.
+    /// Prunes every candidate of one structure by pins, validity, memory and recompute; the
+    /// outcome's `evaluated` holds the ones left with their compute floor (floor_s), figures
+    /// not yet filled (evaluateCandidate). With `only_count`, counts them as wide_tp (after
+    /// pins) without looking further. `cache` belongs to the calling thread.
     Outcome run(const Structure& st, bool only_count, EvaluationCache& cache) const;
+
+    /// Fills `e.figures` by evaluate(); `scratch` is a copy of the input the caller reuses.
+    void evaluateCandidate(Evaluated& e, Scenario& scratch, EvaluationCache& cache) const;
+
+    /// EP (MoE only), TP and PP: whether the structures the pins allow (those inside a
+    /// scale-up domain with `inside_only`) hold more than one degree, so the result shows the
+    /// best layout with another one (explainAlternatives).
+    std::array<bool, 3> variedDimensions(bool inside_only) const;
 
 private:
     struct StructureRun;
+    double computeFloor_s(StructureRun& run) const;
 
     void searchMicroBatch(StructureRun& run, int mb) const;
     bool searchRecompute(StructureRun& run, Recompute rc, int mb, bool dominated) const;
     bool isInput(const Scenario& sc) const;
+    bool pinsAllow(const Structure& st) const;
     void buildStructures();
     std::vector<ScheduleChoice> schedulesFor(int pp) const;
     std::vector<int> microBatchesFor(int dp) const;
@@ -108,6 +123,35 @@ std::string usableHbmText(const MemoryBreakdown& m, double reserve_share);
 
 /// GPUs one model replica is split over (the dense layers' model parallelism).
 int modelParallelSize(const LayoutSpec& l);
+
+/// The slowest step the result reports (SearchOptions::prune), from the layouts added so far:
+/// the max(top_n, 2)-th fastest, the near-tie window's end, the scenario's own `input_step_s` (< 0
+/// when it is not a candidate) and, for each dimension in `varied` (variedDimensions), the
+/// fastest layout whose degree differs from that of the fastest. +infinity while the layouts
+/// cannot tell yet (too few, or one degree only of a varied dimension). Adding layouts only
+/// lowers it, so a bound from any of a search's layouts is never below the one from all of
+/// them: every layout whose floor is within the merged bound was evaluated by its part.
+class ReportedStepBound {
+public:
+    ReportedStepBound(const SearchOptions& options, double input_step_s,
+                      const std::array<bool, 3>& varied);
+    void add(const Evaluated& e);
+    double bound_s() const;
+
+private:
+    size_t ranked_;
+    double tie_share_;
+    double input_step_s_;
+    std::array<bool, 3> varied_;
+    std::priority_queue<double> smallest_s_; ///< the `ranked_` fastest steps, slowest on top
+    double fastest_s_ = std::numeric_limits<double>::infinity();
+    /// EP, TP, PP: each degree's fastest step.
+    std::array<std::vector<std::pair<int, double>>, 3> fastest_by_degree_;
+};
+
+/// The step time of `input` when it is valid and fits with the reserve, else -1: every part
+/// and the merge bound by it (reportedStepBound_s), whichever part holds its layout.
+double inputStep_s(const Scenario& input, const SearchOptions& options);
 
 /// Sorts `all` best first by the objective, then reorders the layouts tied with the fastest
 /// (SearchOptions::tie_share) by model parallelism.

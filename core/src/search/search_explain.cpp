@@ -477,7 +477,7 @@ void explainWinner(const Scenario& input, const SearchOptions& options,
 
 /// Where the scenario's own layout stands: not fitting, the winner, or its rank.
 void explainInputLayout(const SearchCandidate& in, const std::vector<Evaluated>& all,
-                        std::vector<std::string>& lines) {
+                        int64_t fitting, std::vector<std::string>& lines) {
     if (!in.figures.fits)
         lines.push_back("The scenario's own layout does not fit: " + gb(in.figures.memory_bytes) +
                         " > " + gb(in.figures.hbm_bytes) + " per GPU");
@@ -486,7 +486,7 @@ void explainInputLayout(const SearchCandidate& in, const std::vector<Evaluated>&
     else if (!all.empty())
         lines.push_back(
             "The scenario's own layout " +
-            (in.rank > 0 ? "ranks #" + std::to_string(in.rank) + " of " + count(double(all.size()))
+            (in.rank > 0 ? "ranks #" + std::to_string(in.rank) + " of " + count(double(fitting))
                          : std::string("was excluded from the ranking (pins or search limits)")) +
             ": " + seconds(in.figures.step_time_s) + " per step, " +
             percent(in.figures.step_time_s / all.front().figures.step_time_s - 1.0) +
@@ -505,7 +505,8 @@ std::vector<std::string> explainSearch(const Scenario& input, const SearchOption
     else
         explainWinner(input, options, all, lines);
     if (result.input)
-        explainInputLayout(*result.input, all, lines);
+        explainInputLayout(*result.input, all,
+                           result.evaluated + result.rejectedCount(RejectReason::bound), lines);
     return lines;
 }
 

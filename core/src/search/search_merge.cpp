@@ -3,6 +3,7 @@
 
 #include "search_detail.h"
 
+#include "moe/format.h"
 #include "moe/validate.h"
 
 #include <chrono>
@@ -19,11 +20,11 @@ using Clock = std::chrono::steady_clock;
 /// The outcome that counts for each structure, in enumeration order; an error names what the
 /// parts miss or repeat.
 std::vector<const Outcome*> outcomesInOrder(const std::vector<SearchPart>& parts,
-                                            Diagnostics& problems) {
+                                            Diagnostics& problems, bool& found_inside) {
     const int64_t n = parts.empty() ? 0 : parts.front().structures;
     std::vector<const Outcome*> searched(static_cast<size_t>(n)), counted(static_cast<size_t>(n));
     std::vector<bool> inside(static_cast<size_t>(n), false);
-    bool found_inside = false;
+    found_inside = false;
     auto problem = [&](const std::string& message) {
         Diagnostic d;
         d.message = message;
@@ -101,6 +102,34 @@ SearchCandidate candidateOf(const Scenario& input, const Evaluated& e, int rank)
     return c;
 }
 
+/// SearchOptions::prune: drops the evaluated layouts whose compute floor exceeds the steps the
+/// result reports (parts bound by their own layouts, never below this), counting them as
+/// `bound`; returns the bound, or 0 when nothing was pruned.
+double pruneByBound(const Scenario& input, const SearchOptions& options, bool found_inside,
+                    std::vector<Evaluated>& all, SearchResult& result) {
+    if (!options.prune || options.objective != SearchObjective::step_time)
+        return 0;
+    Pins pins;
+    parsePins(options.pins, pins);
+    ReportedStepBound bound(options, inputStep_s(input, options),
+                            Searcher(input, options, pins).variedDimensions(found_inside));
+    for (const Evaluated& e : all)
+        bound.add(e);
+    const double bound_s = bound.bound_s();
+    const auto beyond = std::stable_partition(
+        all.begin(), all.end(), [&](const Evaluated& e) { return e.floor_s <= bound_s; });
+    RejectionCount& pruned = result.rejected[static_cast<size_t>(RejectReason::bound)];
+    pruned.count += static_cast<int64_t>(all.end() - beyond);
+    all.erase(beyond, all.end());
+    if (pruned.count == 0)
+        return 0;
+    pruned.example = "compute alone takes longer than " + formatSeconds(bound_s) +
+                     " per step, the slowest step the result reports (the ranked layouts, the "
+                     "near-tie window, the scenario's own layout, the best with another EP, TP "
+                     "and PP)";
+    return bound_s;
+}
+
 /// Parts run side by side on their machines: the slowest sets the elapsed time.
 void addPartTimes(const std::vector<SearchPart>& parts, SearchResult& result) {
     double slowest_s = 0;
@@ -132,18 +161,26 @@ SearchResult mergeSearchParts(const Scenario& input, const SearchOptions& option
     }
     if (result.interrupted)
         return result;
-    const std::vector<const Outcome*> outcomes = outcomesInOrder(parts, result.diagnostics);
+    bool found_inside = false;
+    const std::vector<const Outcome*> outcomes =
+        outcomesInOrder(parts, result.diagnostics, found_inside);
     if (hasErrors(result.diagnostics))
         return result;
 
     MemoryMiss closest;
     std::vector<Evaluated> all = mergeOutcomes(outcomes, result, closest);
+    const double bound_s = pruneByBound(input, options, found_inside, all, result);
     result.evaluated = static_cast<int64_t>(all.size());
     rankEvaluated(all, options);
     const size_t top = static_cast<size_t>(std::max(0, options.top_n));
     for (size_t i = 0; i < all.size() && i < top; ++i)
         result.ranked.push_back(candidateOf(input, all[i], static_cast<int>(i) + 1));
-    const std::vector<size_t> front = paretoFrontByStepTime(all);
+    std::vector<size_t> front = paretoFrontByStepTime(all);
+    // Beyond the bound, layouts were pruned that may belong to the front.
+    if (bound_s > 0) {
+        std::erase_if(front, [&](size_t i) { return all[i].figures.step_time_s > bound_s; });
+        result.pareto_bound_s = bound_s;
+    }
     result.pareto_total = static_cast<int64_t>(front.size());
     for (size_t i = 0; i < front.size() && i < static_cast<size_t>(options.max_pareto); ++i)
         result.pareto.push_back(candidateOf(input, all[front[i]], static_cast<int>(front[i]) + 1));

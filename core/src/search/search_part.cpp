@@ -12,8 +12,10 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 namespace moe {
 
@@ -23,10 +25,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Runs `indices` of `structures` on up to `threads` workers; stops early once `stop` is set.
-void runStructures(const Searcher& searcher, const std::vector<size_t>& indices, bool only_count,
-                   unsigned threads, std::vector<Outcome>& outcomes,
-                   const std::function<bool()>& step) {
+/// The routing samples every pass of a part shares, on every thread.
+using SharedSamples = std::shared_ptr<LockedExpertLoadCache>;
+
+/// Runs `work(i, cache)` for each of `indices` on up to `threads` workers; stops early once
+/// `step`, called after each, returns false.
+void forEachStructure(const Searcher& searcher, const std::vector<size_t>& indices,
+                      unsigned threads, const SharedSamples& samples,
+                      const std::function<bool()>& step,
+                      const std::function<void(size_t, EvaluationCache&)>& work_on) {
     // Work comes in runs of structures whose EP groups route the same token slots per
     // micro-batch (ep * etp / (tp * cp), the structures' first order): one thread's run draws
     // its routing counts once, where threads taking neighbouring structures would each draw
@@ -42,7 +49,6 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
     run_begin.push_back(indices.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
-    const auto samples = std::make_shared<LockedExpertLoadCache>();
     auto work = [&] {
         // The figures need no warnings or copy of the routing sample; the routing samples are
         // shared by every thread's candidates.
@@ -51,15 +57,13 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
         cache.loads.shared = samples;
         for (size_t r = next++; r + 1 < run_begin.size() && !stop; r = next++)
             for (size_t i = run_begin[r]; i < run_begin[r + 1] && !stop; ++i) {
-                outcomes[indices[i]] = searcher.run(all[indices[i]], only_count, cache);
+                work_on(indices[i], cache);
                 if (!step())
                     stop = true;
             }
     };
-    const unsigned n =
-        only_count ? 1u
-                   : std::min<unsigned>(
-                         threads, static_cast<unsigned>(std::max<size_t>(1, run_begin.size() - 1)));
+    const unsigned n = std::min<unsigned>(
+        threads, static_cast<unsigned>(std::max<size_t>(1, run_begin.size() - 1)));
     if (n <= 1) {
         work();
         return;
@@ -69,6 +73,105 @@ void runStructures(const Searcher& searcher, const std::vector<size_t>& indices,
         pool.emplace_back(work);
     for (std::thread& t : pool)
         t.join();
+}
+
+/// The bound pruning of one part (SearchOptions::prune). Evaluates a few seeds first - the
+/// candidates with the least compute floors, each varied degree's least, the scenario's own
+/// layout - to bound the steps the result will report (ReportedStepBound); then the structures,
+/// those with the least floors first, evaluating each candidate whose floor is within the bound
+/// so far, which tightens as layouts are added. The bound never drops below the merged one, so
+/// what the merge keeps does not depend on the thread count. Candidates left are counted as
+/// `bound`. Without pruning, evaluates every candidate. `outcomes[i].evaluated` holds structure
+/// i's candidates (Searcher::run).
+void evaluateCandidates(const Searcher& searcher, const Scenario& input,
+                        const SearchOptions& options, bool found_inside,
+                        const std::vector<size_t>& indices, unsigned threads,
+                        const SharedSamples& samples, std::vector<Outcome>& outcomes,
+                        const std::function<bool()>& step) {
+    std::vector<std::vector<char>> done(outcomes.size());
+    for (const size_t i : indices)
+        done[i].assign(outcomes[i].evaluated.size(), 0);
+    const bool prune = options.prune && options.objective == SearchObjective::step_time;
+    std::mutex bound_lock;
+    ReportedStepBound reported(options, prune ? inputStep_s(input, options) : -1.0,
+                               searcher.variedDimensions(found_inside));
+    double bound_s = std::numeric_limits<double>::infinity(); // under bound_lock
+    std::vector<size_t> order = indices;
+    if (prune) {
+        struct Ref {
+            double floor_s;
+            size_t structure, candidate;
+        };
+        std::vector<Ref> refs;
+        std::vector<double> least_floor_s(outcomes.size(), std::numeric_limits<double>::infinity());
+        for (const size_t i : indices)
+            for (size_t c = 0; c < outcomes[i].evaluated.size(); ++c) {
+                const double floor_s = outcomes[i].evaluated[c].floor_s;
+                refs.push_back({floor_s, i, c});
+                least_floor_s[i] = std::min(least_floor_s[i], floor_s);
+            }
+        std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
+            return std::tie(a.floor_s, a.structure, a.candidate) <
+                   std::tie(b.floor_s, b.structure, b.candidate);
+        });
+        const size_t least = 2 * static_cast<size_t>(std::max(2, options.top_n));
+        std::array<std::vector<int>, 3> seeded_degrees;
+        EvaluationCache cache;
+        cache.keep_load = false;
+        cache.loads.shared = samples;
+        Scenario scratch = input;
+        for (size_t r = 0; r < refs.size(); ++r) {
+            Evaluated& e = outcomes[refs[r].structure].evaluated[refs[r].candidate];
+            bool seed = r < least || e.is_input;
+            const std::array<int, 3> degrees = {e.layout.ep, e.layout.tp, e.layout.pp};
+            for (size_t d = 0; d < 3; ++d)
+                if (std::find(seeded_degrees[d].begin(), seeded_degrees[d].end(), degrees[d]) ==
+                    seeded_degrees[d].end()) {
+                    seeded_degrees[d].push_back(degrees[d]);
+                    seed = true;
+                }
+            if (!seed)
+                continue;
+            searcher.evaluateCandidate(e, scratch, cache);
+            done[refs[r].structure][refs[r].candidate] = 1;
+            reported.add(e);
+        }
+        bound_s = reported.bound_s();
+        // The most promising structures first, so that the bound tightens early.
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return least_floor_s[a] < least_floor_s[b]; });
+    }
+    forEachStructure(searcher, order, threads, samples, step,
+                     [&](size_t i, EvaluationCache& cache) {
+                         std::vector<Evaluated>& fitting = outcomes[i].evaluated;
+                         Scenario scratch = input;
+                         std::vector<Evaluated> kept;
+                         for (size_t c = 0; c < fitting.size(); ++c) {
+                             if (!done[i][c]) {
+                                 double within_s = 0;
+                                 {
+                                     const std::lock_guard<std::mutex> lock(bound_lock);
+                                     within_s = bound_s;
+                                 }
+                                 if (fitting[c].floor_s <= within_s) {
+                                     searcher.evaluateCandidate(fitting[c], scratch, cache);
+                                     done[i][c] = 1;
+                                     if (prune) {
+                                         const std::lock_guard<std::mutex> lock(bound_lock);
+                                         reported.add(fitting[c]);
+                                         bound_s = reported.bound_s();
+                                     }
+                                 }
+                             }
+                             if (done[i][c])
+                                 kept.push_back(std::move(fitting[c]));
+                         }
+                         // The merge names the bound the pruned ones exceed (it is settled only
+                         // there).
+                         outcomes[i].rejected[static_cast<size_t>(RejectReason::bound)].count +=
+                             static_cast<int64_t>(fitting.size() - kept.size());
+                         fitting = std::move(kept);
+                     });
 }
 
 } // namespace
@@ -127,16 +230,29 @@ SearchPart searchPart(const Scenario& input, const SearchOptions& options, Searc
         return go_on.load();
     };
     std::vector<Outcome> searched(structures.size()), counted(structures.size());
-    runStructures(searcher, inside, false, threads, searched, step);
+    const std::function<bool()> quiet = [&] { return go_on.load(); };
+    const auto search = [&](std::vector<Outcome>& into, bool only_count) {
+        return [&into, only_count, &searcher, &structures](size_t i, EvaluationCache& cache) {
+            into[i] = searcher.run(structures[i], only_count, cache);
+        };
+    };
+    const auto samples = std::make_shared<LockedExpertLoadCache>();
+    forEachStructure(searcher, inside, threads, samples, quiet, search(searched, false));
     part.found_inside = std::any_of(inside.begin(), inside.end(),
                                     [&](size_t i) { return !searched[i].evaluated.empty(); });
     // Wide structures are counted always (cheap), and searched when this shard found nothing
     // narrower: the merge knows whether any shard did.
-    const std::function<bool()> quiet = [&] { return go_on.load(); };
     if (go_on)
-        runStructures(searcher, wide, true, 1, counted, part.found_inside ? step : quiet);
-    if (go_on && !part.found_inside)
-        runStructures(searcher, wide, false, threads, searched, step);
+        forEachStructure(searcher, wide, 1, samples, part.found_inside ? step : quiet,
+                         search(counted, true));
+    std::vector<size_t> searching = inside;
+    if (go_on && !part.found_inside) {
+        forEachStructure(searcher, wide, threads, samples, quiet, search(searched, false));
+        searching.insert(searching.end(), wide.begin(), wide.end());
+    }
+    if (go_on)
+        evaluateCandidates(searcher, input, options, part.found_inside, searching, threads, samples,
+                           searched, step);
     if (!go_on) {
         part.interrupted = true;
         return part;

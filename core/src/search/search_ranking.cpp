@@ -4,7 +4,9 @@
 #include "search_detail.h"
 
 #include <array>
+#include <limits>
 #include <numeric>
+#include <queue>
 #include <tuple>
 
 namespace moe::search_detail {
@@ -109,6 +111,64 @@ void rankEvaluated(std::vector<Evaluated>& all, const SearchOptions& options) {
             return modelParallelSize(a.layout) < modelParallelSize(b.layout);
         });
     }
+}
+
+ReportedStepBound::ReportedStepBound(const SearchOptions& options, double input_step_s,
+                                     const std::array<bool, 3>& varied)
+    : ranked_(static_cast<size_t>(std::max(2, options.top_n)))
+    , tie_share_(std::max(0.0, options.tie_share))
+    , input_step_s_(input_step_s)
+    , varied_(varied) {}
+
+void ReportedStepBound::add(const Evaluated& e) {
+    const double step_s = e.figures.step_time_s;
+    if (smallest_s_.size() < ranked_) {
+        smallest_s_.push(step_s);
+    } else if (step_s < smallest_s_.top()) {
+        smallest_s_.pop();
+        smallest_s_.push(step_s);
+    }
+    fastest_s_ = std::min(fastest_s_, step_s);
+    const std::array<int, 3> degrees = {e.layout.ep, e.layout.tp, e.layout.pp};
+    for (size_t d = 0; d < 3; ++d) {
+        auto& best = fastest_by_degree_[d];
+        const auto it = std::find_if(best.begin(), best.end(),
+                                     [&](const auto& b) { return b.first == degrees[d]; });
+        if (it == best.end())
+            best.emplace_back(degrees[d], step_s);
+        else
+            it->second = std::min(it->second, step_s);
+    }
+}
+
+double ReportedStepBound::bound_s() const {
+    constexpr double kUnknown = std::numeric_limits<double>::infinity();
+    if (smallest_s_.size() < ranked_)
+        return kUnknown;
+    double bound_s = std::max(smallest_s_.top(), fastest_s_ * (1.0 + tie_share_));
+    bound_s = std::max(bound_s, input_step_s_);
+    // "Best with another EP / TP / PP" (explainAlternatives) is the first layout in the ranking
+    // whose degree differs from the winner's: inside the near-tie window (already bounded), or
+    // else the fastest with a degree other than the fastest layout's, i.e. the second-fastest
+    // degree's fastest step.
+    for (size_t d = 0; d < 3; ++d) {
+        if (!varied_[d])
+            continue;
+        const std::vector<std::pair<int, double>>& best = fastest_by_degree_[d];
+        if (best.size() < 2)
+            return kUnknown;
+        double first_s = kUnknown, second_s = kUnknown;
+        for (const auto& [degree, step_s] : best) {
+            if (step_s < first_s) {
+                second_s = first_s;
+                first_s = step_s;
+            } else if (step_s < second_s) {
+                second_s = step_s;
+            }
+        }
+        bound_s = std::max(bound_s, second_s);
+    }
+    return bound_s;
 }
 
 std::vector<size_t> paretoFrontByStepTime(const std::vector<Evaluated>& all) {
