@@ -846,13 +846,14 @@ private slots:
         QVERIFY(s);
         const Report full = evaluate(*s);
         EvaluationCache cache;
-        cache.keep_load = false;
+        cache.figures_only = true;
         for (int pass = 0; pass < 2; ++pass) {
             const Report lean = evaluate(*s, 0, cache);
             QCOMPARE(lean.step_time_s, full.step_time_s);
             QVERIFY(lean.step.seconds == full.step.seconds);
             QCOMPARE(lean.slowest_stage, full.slowest_stage);
             QVERIFY(lean.load.rank_tokens.empty());
+            QVERIFY(lean.layout_description.empty() && lean.warnings.empty());
         }
     }
 

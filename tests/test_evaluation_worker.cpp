@@ -99,12 +99,12 @@ private slots:
     // The constructor's cache sets its options for every job.
     void cacheOptionsAreKept() {
         EvaluationCache options;
-        options.keep_load = false;
+        options.figures_only = true;
         EvaluationWorker worker(options);
-        bool keep_load = true;
-        worker.submit([&](EvaluationJob& job) { keep_load = job.cache.keep_load; });
+        bool figures_only = false;
+        worker.submit([&](EvaluationJob& job) { figures_only = job.cache.figures_only; });
         worker.waitIdle();
-        QVERIFY(!keep_load);
+        QVERIFY(figures_only);
     }
 
     // Destroying the worker while a job runs: the job sees stopping() and returns, the waiting

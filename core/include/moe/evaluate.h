@@ -40,10 +40,10 @@ struct EvaluationCache {
     };
     std::vector<PlacedLayout> placements;
     static constexpr size_t kRecentPlacements = 4; ///< the orders a search tries, usually
-    /// false leaves report.load and report.warnings empty (the warnings read the load): the
-    /// step is priced from the cached routing sample without copying it, for callers that read
-    /// only the figures (the layout search).
-    bool keep_load = true;
+    /// true leaves report.load and report.warnings empty (the warnings read the load), and the
+    /// layout's description and economics: the step is priced from the cached routing sample
+    /// without copying it, for callers that read only the figures (the layout search).
+    bool figures_only = false;
 };
 Report evaluate(const Scenario& scenario, uint64_t routing_step, EvaluationCache& cache);
 

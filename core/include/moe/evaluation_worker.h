@@ -53,7 +53,7 @@ public:
     /// lastError() keeps the message.
     using Job = std::function<void(EvaluationJob& job)>;
 
-    /// Starts the thread. `cache` sets the cache's options (e.g. keep_load = false).
+    /// Starts the thread. `cache` sets the cache's options (e.g. figures_only = true).
     explicit EvaluationWorker(EvaluationCache cache = {});
     /// Drops a waiting request, lets the running one see stopping(), and joins the thread.
     ~EvaluationWorker();

@@ -103,6 +103,9 @@ struct MemoryBreakdown {
 /// GPipe: all, interleaved: more, DualPipe: pp + 1 on the ends).
 int inFlightMicroBatches(const LayoutSpec& layout, int stage, int micro_batches);
 MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage);
+/// The same with the model's countParams already at hand (a caller pricing many stages).
+MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage,
+                             const ParamCounts& params);
 
 /// Micro-batches per optimizer step per pipeline replica: global_batch / (dp * micro_batch).
 int microBatchesPerStep(const Scenario& scenario);

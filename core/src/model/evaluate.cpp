@@ -186,10 +186,12 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     const std::shared_ptr<const Placement> placement = placementFor(s, graph, cache);
     report.hardware_graph = graph;
     report.placement = placement;
-    report.layout_description = describeLayout(s, *placement);
+    const bool figures_only = cache && cache->figures_only;
+    if (!figures_only)
+        report.layout_description = describeLayout(s, *placement);
     std::shared_ptr<const SharedExpertLoad> shared_load; // priced in place of report.load
     if (s.model.isMoe()) {
-        if (cache && !cache->keep_load)
+        if (figures_only)
             shared_load = sharedExpertLoad(s, *placement, routing_step, cache->loads,
                                            /*detail=*/false);
         else
@@ -212,7 +214,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         StageResult result;
         result.layers = model->stages[i].layers;
         result.per_micro_batch = price.stage_per_micro_batch[i];
-        result.memory = memoryPerGpu(s, result.layers);
+        result.memory = memoryPerGpu(s, result.layers, report.params);
         report.stages.push_back(std::move(result));
     }
     addCollectives(report, s, *model, price);
@@ -238,6 +240,8 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
         t.gpu_hours_per_trillion_tokens = 1e12 / t.tokens_per_s * report.gpus / 3600.0;
     }
 
+    if (figures_only)
+        return report;
     EconomicsInput run;
     run.gpus = report.gpus;
     run.parameters = report.params.total;
@@ -246,8 +250,7 @@ Report evaluateWith(const Scenario& s, uint64_t routing_step, EvaluationCache* c
     run.time_to_train_s = t.time_to_train_s;
     run.hardware = &report.hardware;
     report.economics = computeEconomics(s, run);
-    if (!shared_load)
-        report.warnings = designWarnings(s, report); // last: it reads everything
+    report.warnings = designWarnings(s, report); // last: it reads everything
     return report;
 }
 

@@ -396,10 +396,10 @@ struct StageParamSplit {
     double expert_shards = 1;        ///< EP * ETP
 };
 
-StageParamSplit splitStageParams(const Scenario& scenario, const StageLayers& stage) {
+StageParamSplit splitStageParams(const Scenario& scenario, const StageLayers& stage,
+                                 const ParamCounts& p) {
     const ModelSpec& m = scenario.model;
     const LayoutSpec& l = scenario.layout;
-    const ParamCounts p = countParams(m);
     const int tp = atLeastOne(l.tp);
     const bool moe = m.isMoe();
     const int moe_layers = moe ? stage.moe_layers : 0;
@@ -428,14 +428,18 @@ StageParamSplit splitStageParams(const Scenario& scenario, const StageLayers& st
 } // namespace
 
 StageParams paramsPerGpu(const Scenario& scenario, const StageLayers& stage) {
-    return splitStageParams(scenario, stage).params;
+    return splitStageParams(scenario, stage, countParams(scenario.model)).params;
 }
 
 MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage) {
+    return memoryPerGpu(scenario, stage, countParams(scenario.model));
+}
+
+MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage,
+                             const ParamCounts& p) {
     const ModelSpec& m = scenario.model;
     const LayoutSpec& l = scenario.layout;
     const TrainingSpec& t = scenario.training;
-    const ParamCounts p = countParams(m);
     const int tp = atLeastOne(l.tp);
     const int cp = atLeastOne(l.cp);
     const double dense_replicas = double(atLeastOne(l.dp)) * cp;
@@ -449,7 +453,7 @@ MemoryBreakdown memoryPerGpu(const Scenario& scenario, const StageLayers& stage)
     MemoryBreakdown mem;
     mem.stage = stage.stage;
 
-    const StageParamSplit split = splitStageParams(scenario, stage);
+    const StageParamSplit split = splitStageParams(scenario, stage, p);
     const double dense_layer = split.dense_layer;
     const double moe_layer_non_expert = split.moe_layer_non_expert;
     const double expert_shards = split.expert_shards;

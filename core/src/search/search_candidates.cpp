@@ -148,10 +148,16 @@ std::vector<int> orderSignature(const RankOrder& order, const LayoutSpec& l) {
 } // namespace
 
 MemoryBreakdown worstMemory(const Scenario& s) {
+    return worstMemory(s, splitLayers(s.model, s.layout, /*with_indices=*/false),
+                       countParams(s.model));
+}
+
+MemoryBreakdown worstMemory(const Scenario& s, const std::vector<StageLayers>& stages,
+                            const ParamCounts& params) {
     MemoryBreakdown worst;
     bool first = true;
-    for (const StageLayers& stage : splitLayers(s.model, s.layout, /*with_indices=*/false)) {
-        const MemoryBreakdown m = memoryPerGpu(s, stage);
+    for (const StageLayers& stage : stages) {
+        const MemoryBreakdown m = memoryPerGpu(s, stage, params);
         if (first || m.margin_bytes < worst.margin_bytes)
             worst = m;
         first = false;
@@ -224,6 +230,7 @@ Searcher::Searcher(const Scenario& input, const SearchOptions& options, const Pi
     , pins_(pins) {
     gpus_ = input.cluster.gpuCount();
     moe_ = input.model.isMoe();
+    params_ = countParams(input.model);
     max_pp_ = std::max(1, input.model.layers);
     if (options.max_pp > 0)
         max_pp_ = std::min(max_pp_, options.max_pp);
@@ -255,6 +262,7 @@ struct Searcher::StructureRun {
         double micro_batches = 1;
     };
     std::vector<ComputeCosts> compute; ///< cleared for each micro-batch and recompute
+    const std::vector<StageLayers>* stages = nullptr; ///< the schedule's split (no indices)
 
     /// Counts `n` candidates under `r`; `example()` words the first of them.
     template <typename Example> void reject(RejectReason r, int64_t n, Example example) {
@@ -275,7 +283,7 @@ struct Searcher::StructureRun {
 };
 
 Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cache) const {
-    StructureRun run{st, cache, in_, {}, 0, 0, {}, {}};
+    StructureRun run{st, cache, in_, {}, 0, 0, {}, {}, nullptr};
     LayoutSpec& lay = run.sc.layout;
     lay.tp = st.tp;
     lay.cp = st.cp;
@@ -297,6 +305,8 @@ Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cac
         run.orders.push_back(o);
     }
     const std::vector<ScheduleChoice> schedules = schedulesFor(st.pp);
+    // The stage split follows the schedule only: made once, read for every micro-batch.
+    std::vector<std::vector<StageLayers>> splits(schedules.size());
     const std::vector<int> mbs = microBatchesFor(st.dp);
     run.n_orders = static_cast<int64_t>(run.orders.size());
     run.per_mb = run.n_orders * 3; // recompute none, selective, full
@@ -318,7 +328,8 @@ Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cac
     // each is drawn once per structure (the evaluation cache keeps only the latest few).
     for (const int mb : mbs) {
         run.sc.training.micro_batch = mb;
-        for (const ScheduleChoice& sch : schedules) {
+        for (size_t k = 0; k < schedules.size(); ++k) {
+            const ScheduleChoice& sch = schedules[k];
             lay.schedule = sch.schedule;
             lay.vpp = sch.vpp;
             lay.first_stage_layers = sch.first_stage_layers;
@@ -328,6 +339,9 @@ Outcome Searcher::run(const Structure& st, bool only_count, EvaluationCache& cac
                 run.rejectOutsidePins(run.per_mb);
                 continue;
             }
+            if (splits[k].empty())
+                splits[k] = splitLayers(in_.model, lay, /*with_indices=*/false);
+            run.stages = &splits[k];
             searchMicroBatch(run, mb);
         }
     }
@@ -374,7 +388,7 @@ bool Searcher::searchRecompute(StructureRun& run, Recompute rc, int mb, bool dom
     if (allowed.empty())
         return false;
     run.compute.clear();
-    const MemoryBreakdown mem = worstMemory(sc);
+    const MemoryBreakdown mem = worstMemory(sc, *run.stages, params_);
     if (!fitsWithReserve(mem, opt_.memory_reserve_share)) {
         run.reject(RejectReason::memory, n_allowed, [&] {
             return layoutSummary(sc) + " needs " + gb(mem.total_bytes) + " per GPU (stage " +
@@ -426,7 +440,7 @@ double Searcher::computeFloor_s(StructureRun& run) const {
         costs = run.compute.end() - 1;
     }
     std::vector<double> stage_compute_s;
-    for (const StageLayers& stage : splitLayers(sc.model, sc.layout, /*with_indices=*/false)) {
+    for (const StageLayers& stage : *run.stages) {
         const StepBreakdown b = stageMeanCompute(costs->layer, costs->moe, stage,
                                                  sc.model.isMoe() ? stage.moe_layers : 0);
         stage_compute_s.push_back(b[StepItem::attention] + b[StepItem::dense_ffn] +

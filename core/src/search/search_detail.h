@@ -105,12 +105,16 @@ private:
     int max_pp_ = 1;
     std::vector<RankOrder> orders_;
     std::vector<Structure> structures_;
+    ParamCounts params_; ///< the model's, for the memory of every candidate
 };
 
 /// Divisors of n in increasing order.
 std::vector<int> divisors(int64_t n);
 /// The memory of the stage with the least margin.
 MemoryBreakdown worstMemory(const Scenario& s);
+/// The same from the layout's stages (splitLayers) and the model's countParams.
+MemoryBreakdown worstMemory(const Scenario& s, const std::vector<StageLayers>& stages,
+                            const ParamCounts& params);
 /// Fits in the HBM less the reserve share (SearchOptions::memory_reserve_share).
 bool fitsWithReserve(const MemoryBreakdown& m, double reserve_share);
 bool startsWith(const std::string& s, const char* prefix);

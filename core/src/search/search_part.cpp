@@ -53,7 +53,7 @@ void forEachStructure(const Searcher& searcher, const std::vector<size_t>& indic
         // The figures need no warnings or copy of the routing sample; the routing samples are
         // shared by every thread's candidates.
         EvaluationCache cache;
-        cache.keep_load = false;
+        cache.figures_only = true;
         cache.loads.shared = samples;
         for (size_t r = next++; r + 1 < run_begin.size() && !stop; r = next++)
             for (size_t i = run_begin[r]; i < run_begin[r + 1] && !stop; ++i) {
@@ -117,7 +117,7 @@ void evaluateCandidates(const Searcher& searcher, const Scenario& input,
         const size_t least = 2 * static_cast<size_t>(std::max(2, options.top_n));
         std::array<std::vector<int>, 3> seeded_degrees;
         EvaluationCache cache;
-        cache.keep_load = false;
+        cache.figures_only = true;
         cache.loads.shared = samples;
         Scenario scratch = input;
         for (size_t r = 0; r < refs.size(); ++r) {
