@@ -83,6 +83,7 @@ for sample in samples:
     check_output("timeline", ["timeline", "--json", "--steps", "2", sample])
 check_output("validate", ["validate", "--json"] + samples)
 check_output("bench", ["bench", "--json", "--repeat", "2", default, samples[0]])
+check_output("bench", ["bench", "--json", "--search", "--repeat", "1", default])
 check_output("timeline", ["timeline", "--json", "--bench"])
 check_output("compare", ["compare", "--json", default, samples[0]])
 check_output("catalog", ["catalog", "--json"])

@@ -246,7 +246,7 @@ void TestCli::commandHelp_data() {
                              << "catalog [--json]";
     QTest::newRow("bench")
         << "bench"
-        << "bench [FILE...] [--set key=value ...] [--repeat N] [--scaling] [--json]";
+        << "bench [FILE...] [--set key=value ...] [--repeat N] [--scaling] [--search] [--json]";
 }
 
 void TestCli::commandHelp() {
@@ -756,6 +756,24 @@ void TestCli::bench() {
     QCOMPARE(refused.code, 0);
     QVERIFY2(refused.out.contains("<built-in default> at 64 GPUs: not timed, layout.ep"),
              qPrintable(refused.out));
+
+    // --search: the layout search on one thread, its counts the search's own.
+    const Run searched = moePlan({"bench", "--search", "--repeat", "1"});
+    QCOMPARE(searched.code, 0);
+    QVERIFY(searched.out.contains("search median"));
+    const QStringList srow = tableRow(searched.out, "<built-in default>");
+    QCOMPARE(srow.size(), 9);
+    QCOMPARE(srow.at(2), QStringLiteral("1"));
+    QVERIFY(secondsFrom(srow.at(3)) > 0);
+    const Run direct = moePlan({"search", "--json", "--threads", "1"});
+    QCOMPARE(direct.code, 0);
+    const QJsonObject result = QJsonDocument::fromJson(direct.out.toUtf8()).object();
+    auto count = [](const QString& cell) { return QString(cell).remove(',').toLongLong(); };
+    QCOMPARE(count(srow.at(5)), static_cast<qint64>(result["candidates"].toDouble()));
+    QCOMPARE(count(srow.at(6)), static_cast<qint64>(result["evaluated"].toDouble()));
+    QCOMPARE(
+        count(srow.at(7)),
+        static_cast<qint64>(result["rejected"].toObject()["bound"].toObject()["count"].toDouble()));
 }
 
 void TestCli::compareScaleUpVsScaleOut() {

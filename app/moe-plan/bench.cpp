@@ -6,6 +6,7 @@
 #include "moe/edits.h"
 #include "moe/evaluate.h"
 #include "moe/format.h"
+#include "moe/search.h"
 
 #include <algorithm>
 #include <chrono>
@@ -83,6 +84,47 @@ std::string benchText(const std::vector<BenchRow>& rows) {
            table.render("  ");
 }
 
+std::vector<SearchBenchRow> benchSearch(const std::vector<BenchInput>& inputs, int repeat) {
+    std::vector<SearchBenchRow> rows;
+    SearchOptions options;
+    options.threads = 1;
+    for (const BenchInput& input : inputs) {
+        if (!input.refused.empty())
+            continue;
+        SearchBenchRow row{&input, repeat > 0 ? repeat : 3};
+        std::vector<double> cpu_s;
+        for (int i = 0; i < row.runs; ++i) {
+            const SearchResult r = searchLayouts(input.scenario, options);
+            cpu_s.push_back(r.cpu_s);
+            row.candidates = r.candidates;
+            row.evaluated = r.evaluated;
+            row.pruned = r.rejectedCount(RejectReason::bound);
+        }
+        std::sort(cpu_s.begin(), cpu_s.end());
+        row.median_cpu_s = cpu_s[cpu_s.size() / 2];
+        row.min_cpu_s = cpu_s.front();
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string searchBenchText(const std::vector<SearchBenchRow>& rows) {
+    TextTable table({"scenario", "GPUs", "runs", "search median", "min", "candidates", "evaluated",
+                     "pruned by bound", "candidates/s"},
+                    {TextTable::Align::left});
+    for (const SearchBenchRow& r : rows)
+        table.addRow({r.input->label, std::to_string(r.input->scenario.cluster.gpuCount()),
+                      std::to_string(r.runs), formatSeconds(r.median_cpu_s, UnitStyle::ascii),
+                      formatSeconds(r.min_cpu_s, UnitStyle::ascii),
+                      formatCount(static_cast<double>(r.candidates)),
+                      formatCount(static_cast<double>(r.evaluated)),
+                      formatCount(static_cast<double>(r.pruned)),
+                      formatCount(static_cast<double>(r.candidates) / r.median_cpu_s)});
+    return "moe-plan search on one thread (CPU time; the default options: top 10, pruning by "
+           "bound)\n" +
+           table.render("  ");
+}
+
 std::string refusedText(const std::vector<BenchInput>& inputs) {
     std::string text;
     for (const BenchInput& input : inputs) {
@@ -93,7 +135,8 @@ std::string refusedText(const std::vector<BenchInput>& inputs) {
     return text.empty() ? text : "Sizes the layout shape does not fit:\n" + text;
 }
 
-std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<BenchInput>& inputs) {
+std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<SearchBenchRow>& search,
+                      const std::vector<BenchInput>& inputs) {
     JsonWriter json;
     beginDocument(json, "bench");
     json.key("refused").beginArray();
@@ -116,6 +159,20 @@ std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<Bench
             .field("min_s", r.min_s)
             .field("max_s", r.max_s)
             .field("detail_median_s", r.detail_median_s)
+            .endObject();
+    }
+    json.endArray();
+    json.key("search").beginArray();
+    for (const SearchBenchRow& r : search) {
+        json.beginObject().field("label", r.input->label);
+        writeScenarioIdentity(json, r.input->scenario);
+        json.field("gpus", r.input->scenario.cluster.gpuCount())
+            .field("runs", r.runs)
+            .field("median_cpu_s", r.median_cpu_s)
+            .field("min_cpu_s", r.min_cpu_s)
+            .field("candidates", r.candidates)
+            .field("evaluated", r.evaluated)
+            .field("pruned", r.pruned)
             .endObject();
     }
     json.endArray().endObject();

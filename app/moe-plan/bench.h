@@ -37,8 +37,22 @@ struct BenchRow {
 std::vector<BenchRow> benchEvaluate(const std::vector<BenchInput>& inputs, int repeat);
 
 std::string benchText(const std::vector<BenchRow>& rows);
+
+/// One scenario's layout search on one thread (bench --search).
+struct SearchBenchRow {
+    const BenchInput* input = nullptr;
+    int runs = 0;
+    double median_cpu_s = 0, min_cpu_s = 0;
+    int64_t candidates = 0, evaluated = 0;
+    int64_t pruned = 0; ///< RejectReason::bound
+};
+/// Times searchLayouts() with its defaults on one thread: the median CPU time of `repeat` runs
+/// (0 = 3).
+std::vector<SearchBenchRow> benchSearch(const std::vector<BenchInput>& inputs, int repeat);
+std::string searchBenchText(const std::vector<SearchBenchRow>& rows);
 /// The inputs that were not timed, with why ("" when every input was).
 std::string refusedText(const std::vector<BenchInput>& inputs);
-std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<BenchInput>& inputs);
+std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<SearchBenchRow>& search,
+                      const std::vector<BenchInput>& inputs);
 
 } // namespace moe::cli

@@ -199,7 +199,7 @@ std::string catalogText(const Catalog& catalog) {
     return gpus.render() + "\n" + nics.render() + "\nSources: " + catalog.sources + "\n";
 }
 
-int runBench(const ScenarioOptions& o, int repeat, bool scaling, CommandIo& io) {
+int runBench(const ScenarioOptions& o, int repeat, bool scaling, bool search, CommandIo& io) {
     std::vector<BenchInput> inputs;
     if (o.files.empty()) {
         const std::optional<Scenario> s = loadScenarioArg("", o.overrides, io);
@@ -215,8 +215,15 @@ int runBench(const ScenarioOptions& o, int repeat, bool scaling, CommandIo& io) 
     }
     if (scaling)
         inputs = scalingInputs(inputs);
-    const std::vector<BenchRow> rows = benchEvaluate(inputs, repeat);
-    io.out() << (io.json() ? benchJson(rows, inputs) : benchText(rows) + refusedText(inputs));
+    std::vector<BenchRow> rows;
+    std::vector<SearchBenchRow> searches;
+    if (search)
+        searches = benchSearch(inputs, repeat);
+    else
+        rows = benchEvaluate(inputs, repeat);
+    io.out() << (io.json() ? benchJson(rows, searches, inputs)
+                           : (search ? searchBenchText(searches) : benchText(rows)) +
+                                 refusedText(inputs));
     return kExitOk;
 }
 
@@ -333,19 +340,28 @@ void addBench(CLI::App& app, CommandTable& table) {
     auto o = std::make_shared<ScenarioOptions>();
     auto repeat = std::make_shared<int>(0);
     auto scaling = std::make_shared<bool>(false);
-    CLI::App* c = table.add(
-        app, "bench",
-        "Times evaluate() (median of repeated runs on one core) on the built-in default or on the "
-        "given files, and prints the figures.",
-        [o, repeat, scaling](CommandIo& io) { return runBench(*o, *repeat, *scaling, io); });
+    auto search = std::make_shared<bool>(false);
+    CLI::App* c =
+        table.add(app, "bench",
+                  "Times evaluate() (median of repeated runs on one core), or with --search the "
+                  "layout search, "
+                  "on the built-in default or on the given files, and prints the figures.",
+                  [o, repeat, scaling, search](CommandIo& io) {
+                      return runBench(*o, *repeat, *scaling, *search, io);
+                  });
     c->add_option("FILE", o->files, "scenario files; the built-in default when omitted");
     addSetOption(c, o->overrides);
-    c->add_option("--repeat", *repeat, "evaluations per scenario (default: about 0.5 s worth)")
+    c->add_option("--repeat", *repeat,
+                  "evaluations per scenario (default: about 0.5 s worth; with --search, searches: "
+                  "3)")
         ->type_name("N")
         ->check(wholeNumber(1, 1'000'000));
     c->add_flag("--scaling", *scaling,
                 "time each scenario's layout shape on 64, 512, 2048, 16384 and 65536 GPUs "
                 "(data parallelism and the batch scaled; sizes it does not fit are listed)");
+    c->add_flag("--search", *search,
+                "time the layout search (moe-plan search, one thread, CPU median) instead of "
+                "evaluate(), with its candidates, evaluations and layouts pruned by bound");
     addJsonFlag(c, o->json, "the timings");
 }
 
