@@ -269,20 +269,23 @@ void readRows(Engine& engine, Timeline& t) {
         // precedes every other stream's head (ties to the lower stream index), so most spans
         // cost one comparison instead of a four-way minimum.
         for (;;) {
+            // The leading stream and the runner-up, each the lowest index among equals.
             int best = 0;
-            for (int s = 1; s < kTimelineStreamCount; ++s)
-                if (head_start[s] < head_start[best])
-                    best = s;
-            Id id = head[best];
-            if (id == kNone)
-                break;
             double limit = kEnded;
             int limit_stream = kTimelineStreamCount;
-            for (int s = 0; s < kTimelineStreamCount; ++s)
-                if (s != best && head_start[s] < limit) {
+            for (int s = 1; s < kTimelineStreamCount; ++s) {
+                if (head_start[s] < head_start[best]) {
+                    limit = head_start[best];
+                    limit_stream = best;
+                    best = s;
+                } else if (head_start[s] < limit) {
                     limit = head_start[s];
                     limit_stream = s;
                 }
+            }
+            Id id = head[best];
+            if (id == kNone)
+                break;
             double start = head_start[best];
             do {
                 Op& op = ops[static_cast<size_t>(id)];
