@@ -457,31 +457,36 @@ struct StreamCounts {
     }
 };
 
+/// The default map (expert e on EP rank e % ep alone) without drops: rank r adds its experts
+/// r, r + ep, ... in order, in loops without a branch per expert; `routed(e)` is expert e's
+/// slots.
+template <typename Routed>
+void spreadRoundRobin(int experts, int ep, double* ranks, double* per_expert, double inv_groups,
+                      Routed routed) {
+    for (int base = 0; base < experts; base += ep) {
+        const int n = std::min(ep, experts - base);
+        for (int r = 0; r < n; ++r)
+            ranks[r] += routed(base + r);
+    }
+    if (per_expert)
+        for (int e = 0; e < experts; ++e)
+            per_expert[e] += routed(e) * inv_groups;
+}
+
 /// Adds a stream's slots to its EP ranks' tokens (`ranks`) and, with `per_expert`, its share
 /// of the experts' mean over streams; returns the slots dropped. `capacity` < 0: dropless.
 double spreadOverRanks(const StreamCounts& counts, int experts, int ep,
                        const FlatExpertMap& holders, double capacity, double* ranks,
                        double* per_expert, double inv_groups) {
-    if (holders.round_robin && capacity < 0 && counts.kept && !per_expert) {
-        // The search's case (kept counts, no per-expert detail): the same sums as below, rank
-        // r adding experts r, r + ep, ... in order, in loops without a branch per expert.
-        for (int base = 0; base < experts; base += ep) {
-            const int n = std::min(ep, experts - base);
-            const int32_t* kept = counts.kept + base;
-            for (int r = 0; r < n; ++r)
-                ranks[r] += static_cast<double>(kept[r]);
-        }
-        return 0.0;
-    }
     if (holders.round_robin && capacity < 0 && !counts.popularity) {
-        // The default map (expert e on EP rank e % ep alone) and no drops: a rank's tokens are
-        // its experts' counts, added in the same order as below.
-        for (int e = 0, r = 0; e < experts; ++e, r = r + 1 == ep ? 0 : r + 1) {
-            const double routed = counts.routed(e);
-            if (per_expert)
-                per_expert[e] += routed * inv_groups;
-            ranks[r] += routed;
-        }
+        // Each rank adds its experts in the same order as the general loop below.
+        if (counts.kept)
+            spreadRoundRobin(experts, ep, ranks, per_expert, inv_groups,
+                             [kept = counts.kept](int e) { return static_cast<double>(kept[e]); });
+        else
+            spreadRoundRobin(
+                experts, ep, ranks, per_expert, inv_groups,
+                [drawn = counts.drawn](int e) { return static_cast<double>(drawn[e]); });
         return 0.0;
     }
     double dropped = 0;
