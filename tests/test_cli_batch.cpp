@@ -243,6 +243,12 @@ private slots:
         const Run foreign = moePlan(QStringList{"search", "--merge"} + parts);
         QCOMPARE(foreign.code, 1);
         QVERIFY2(foreign.err.contains("from another search"), qPrintable(foreign.err));
+        // The pruning bound follows --top: parts pruned for the top 20 cannot rank 30.
+        const Run wider = moePlan(QStringList{"search", "--set", "cluster.gpu_overrides.hbm_gb=18",
+                                              "--top", "30", "--merge"} +
+                                  parts);
+        QCOMPARE(wider.code, 1);
+        QVERIFY2(wider.err.contains("--top"), qPrintable(wider.err));
         QCOMPARE(moePlan({"search", "--shard", "1/4", "--write-best", "x.yaml"}).code, 2);
     }
 

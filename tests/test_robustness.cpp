@@ -91,6 +91,13 @@ private slots:
         const LoadResult large = loadScenarioFile(big);
         QVERIFY(large.diagnostics.front().message.find("larger than the supported maximum of 16 "
                                                        "MB") != std::string::npos);
+        // A search part, machine-written and larger, has its own bound.
+        std::string text;
+        QCOMPARE(readFileBounded(big, text, limits::kMaxSearchPartBytes), std::string());
+        QCOMPARE(text.size(), size_t{17} * 1024 * 1024);
+        QCOMPARE(readFileBounded(big, text, 1024 * 1024),
+                 std::string("the file is larger than the supported maximum of 1 MB"));
+        QVERIFY(text.empty());
     }
     // Logs (Megatron's tokens-per-expert JSON Lines) stream line by line: a file larger than
     // the whole-file bound reads, a FIFO and /dev/zero are refused, one endless line is refused.

@@ -7,6 +7,7 @@
 #include "search_text.h"
 
 #include "moe/atomic_file.h"
+#include "moe/limits.h"
 #include "moe/scenario_io.h"
 #include "moe/scenario_text.h"
 #include "moe/search.h"
@@ -107,7 +108,8 @@ int mergeParts(const SearchCommand& c, const Scenario& scenario, const SearchOpt
     std::vector<SearchPart> parts;
     for (const std::string& path : c.merge) {
         std::string text;
-        if (const std::string problem = readFileBounded(path, text); !problem.empty())
+        if (const std::string problem = readFileBounded(path, text, limits::kMaxSearchPartBytes);
+            !problem.empty())
             return io.fail(kExitBadInput, "cannot read " + path + ": " + problem);
         SearchPart part;
         if (const std::string problem = readSearchPart(text, scenario, fingerprint, part);

@@ -276,8 +276,9 @@ std::string readSearchPart(const std::string& text, const Scenario& input,
             return "written in schema version " + j.at("schema_version").dump() +
                    ", this moe-plan reads " + std::to_string(kJsonSchemaVersion);
         if (j.at("search").get<std::string>() != fingerprint)
-            return "from another search (scenario, --set, --pin, --max-pp, --reserve or the "
-                   "moe-plan version differ); merge with the options the shards ran with";
+            return "from another search (scenario, --set, --pin, --max-pp, --reserve, --top, "
+                   "--no-prune or the moe-plan version differ); merge with the options the "
+                   "shards ran with";
         part.shard = {j.at("shard").at("index").get<int>(), j.at("shard").at("count").get<int>()};
         part.structures = j.at("structures").get<int64_t>();
         part.found_inside = j.at("found_inside").get<bool>();

@@ -5,6 +5,9 @@
 // whatever fails (a full disk, a read-only directory, a killed process). The Qt side does the same
 // with QSaveFile.
 
+#include "moe/limits.h"
+
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -18,10 +21,11 @@ namespace moe {
 /// left on device"); on failure `path` is untouched and no temporary file is left behind.
 std::string writeFileAtomically(const std::string& path, std::string_view text);
 
-/// Reads a whole regular file of at most limits::kMaxInputFileBytes into `text`. Anything else
-/// (a FIFO, /dev/zero, a directory, a larger file) is refused without reading it unbounded.
-/// Returns "" on success, else the reason.
-std::string readFileBounded(const std::string& path, std::string& text);
+/// Reads a whole regular file of at most `max_bytes` into `text`. Anything else (a FIFO,
+/// /dev/zero, a directory, a larger file) is refused without reading it unbounded. Returns ""
+/// on success, else the reason.
+std::string readFileBounded(const std::string& path, std::string& text,
+                            int64_t max_bytes = limits::kMaxInputFileBytes);
 
 /// Calls `on_line(line_number, line)` (1-based, without the '\n') for every line of a regular
 /// file, read block by block, so a log of any length streams through bounded memory; only a

@@ -16,6 +16,10 @@ namespace moe::limits {
 /// ~150 MB, so real histograms stay far below). Reads stop at this size, so /dev/zero or a
 /// FIFO cannot make a reader grow without limit.
 constexpr int64_t kMaxInputFileBytes = 16 * 1024 * 1024;
+/// A search part (moe-plan search --shard) is machine-written, ~1 KB per evaluated layout: a
+/// shard of a 2,048-GPU DeepSeek-V3 search over 3 machines is ~18 MB, so parts get their own
+/// bound, a million layouts' worth.
+constexpr int64_t kMaxSearchPartBytes = int64_t{1024} * 1024 * 1024;
 
 /// Unknown keys listed one by one; the rest are counted in one closing message.
 constexpr int kMaxListedUnknownKeys = 20;

@@ -162,29 +162,29 @@ std::string readBlocks(int fd, const std::function<std::string(std::string_view)
     return problem;
 }
 
-std::string largerThanSupported() {
-    return "larger than the supported maximum of " +
-           std::to_string(limits::kMaxInputFileBytes / (1024 * 1024)) + " MB";
+std::string largerThanSupported(int64_t max_bytes = limits::kMaxInputFileBytes) {
+    return "larger than the supported maximum of " + std::to_string(max_bytes / (1024 * 1024)) +
+           " MB";
 }
 
 } // namespace
 
-std::string readFileBounded(const std::string& path, std::string& text) {
+std::string readFileBounded(const std::string& path, std::string& text, int64_t max_bytes) {
+    text.clear();
     off_t size = 0;
     std::string problem;
     const int fd = openRegularFile(path, size, problem);
     if (fd < 0)
         return problem;
-    if (size > limits::kMaxInputFileBytes) {
+    if (size > max_bytes) {
         ::close(fd);
-        return "the file is " + largerThanSupported();
+        return "the file is " + largerThanSupported(max_bytes);
     }
-    text.clear();
     // Reads stop at the bound even if the file grows while it is read.
     problem = readBlocks(fd, [&](std::string_view block) {
         text.append(block);
-        return text.size() > static_cast<std::size_t>(limits::kMaxInputFileBytes)
-                   ? "the file is " + largerThanSupported()
+        return text.size() > static_cast<std::size_t>(max_bytes)
+                   ? "the file is " + largerThanSupported(max_bytes)
                    : std::string();
     });
     if (!problem.empty())
