@@ -150,11 +150,14 @@ std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<Searc
     }
     json.endArray();
     json.key("results").beginArray();
+    // Each timed scenario: its label, identity, size and run count, then its figures.
+    auto beginRow = [&json](const BenchInput& input, int runs) -> JsonWriter& {
+        json.beginObject().field("label", input.label);
+        writeScenarioIdentity(json, input.scenario);
+        return json.field("gpus", input.scenario.cluster.gpuCount()).field("runs", runs);
+    };
     for (const BenchRow& r : rows) {
-        json.beginObject().field("label", r.input->label);
-        writeScenarioIdentity(json, r.input->scenario);
-        json.field("gpus", r.input->scenario.cluster.gpuCount())
-            .field("runs", r.runs)
+        beginRow(*r.input, r.runs)
             .field("median_s", r.median_s)
             .field("min_s", r.min_s)
             .field("max_s", r.max_s)
@@ -164,10 +167,7 @@ std::string benchJson(const std::vector<BenchRow>& rows, const std::vector<Searc
     json.endArray();
     json.key("search").beginArray();
     for (const SearchBenchRow& r : search) {
-        json.beginObject().field("label", r.input->label);
-        writeScenarioIdentity(json, r.input->scenario);
-        json.field("gpus", r.input->scenario.cluster.gpuCount())
-            .field("runs", r.runs)
+        beginRow(*r.input, r.runs)
             .field("median_cpu_s", r.median_cpu_s)
             .field("min_cpu_s", r.min_cpu_s)
             .field("candidates", r.candidates)
