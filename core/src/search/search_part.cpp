@@ -141,37 +141,37 @@ void evaluateCandidates(const Searcher& searcher, const Scenario& input,
         std::stable_sort(order.begin(), order.end(),
                          [&](size_t a, size_t b) { return least_floor_s[a] < least_floor_s[b]; });
     }
-    forEachStructure(searcher, order, threads, samples, step,
-                     [&](size_t i, EvaluationCache& cache) {
-                         std::vector<Evaluated>& fitting = outcomes[i].evaluated;
-                         Scenario scratch = input;
-                         std::vector<Evaluated> kept;
-                         for (size_t c = 0; c < fitting.size(); ++c) {
-                             if (!done[i][c]) {
-                                 double within_s = 0;
-                                 {
-                                     const std::lock_guard<std::mutex> lock(bound_lock);
-                                     within_s = bound_s;
-                                 }
-                                 if (fitting[c].floor_s <= within_s) {
-                                     searcher.evaluateCandidate(fitting[c], scratch, cache);
-                                     done[i][c] = 1;
-                                     if (prune) {
-                                         const std::lock_guard<std::mutex> lock(bound_lock);
-                                         reported.add(fitting[c]);
-                                         bound_s = reported.bound_s();
-                                     }
-                                 }
-                             }
-                             if (done[i][c])
-                                 kept.push_back(std::move(fitting[c]));
-                         }
-                         // The merge names the bound the pruned ones exceed (it is settled only
-                         // there).
-                         outcomes[i].rejected[static_cast<size_t>(RejectReason::bound)].count +=
-                             static_cast<int64_t>(fitting.size() - kept.size());
-                         fitting = std::move(kept);
-                     });
+    // Each candidate within the bound so far is evaluated; the others are left for the count.
+    const auto evaluateStructure = [&](size_t i, EvaluationCache& cache) {
+        std::vector<Evaluated>& fitting = outcomes[i].evaluated;
+        Scenario scratch = input;
+        std::vector<Evaluated> kept;
+        for (size_t c = 0; c < fitting.size(); ++c) {
+            if (!done[i][c]) {
+                double within_s = 0;
+                {
+                    const std::lock_guard<std::mutex> lock(bound_lock);
+                    within_s = bound_s;
+                }
+                if (fitting[c].floor_s <= within_s) {
+                    searcher.evaluateCandidate(fitting[c], scratch, cache);
+                    done[i][c] = 1;
+                    if (prune) {
+                        const std::lock_guard<std::mutex> lock(bound_lock);
+                        reported.add(fitting[c]);
+                        bound_s = reported.bound_s();
+                    }
+                }
+            }
+            if (done[i][c])
+                kept.push_back(std::move(fitting[c]));
+        }
+        // The merge names the bound the pruned ones exceed (it is settled only there).
+        outcomes[i].rejected[static_cast<size_t>(RejectReason::bound)].count +=
+            static_cast<int64_t>(fitting.size() - kept.size());
+        fitting = std::move(kept);
+    };
+    forEachStructure(searcher, order, threads, samples, step, evaluateStructure);
 }
 
 } // namespace
