@@ -1,6 +1,7 @@
 // Issue 16, layout search in the app: Tools > Search layouts… runs the core search off the GUI
 // thread, lists the ranked layouts in the core's order with the CLI's figures and the search's
 // own explanation, applies a ranked layout as one undo step, and Cancel stops the search.
+#include "moe/format.h"
 #include "moe/search.h"
 #include "moe_widgets/document/scenario_document.h"
 #include "moe_widgets/window/layout_search_dialog.h"
@@ -93,6 +94,14 @@ private slots:
         const QString second = dialog.explanation()->toPlainText();
         QVERIFY2(second.contains("Against the winner (#1): "), qPrintable(second));
         QVERIFY(second.contains(QString::fromStdString(explainRanked(core, options, 1)[1])));
+        // The status counts what was evaluated and what the bound skipped.
+        const QString status = dialog.statusLabel()->text();
+        QVERIFY(core.rejectedCount(RejectReason::bound) > 0);
+        QVERIFY2(status.contains(QString(" evaluated (%1 more that fit are slower than every "
+                                         "ranked layout)")
+                                     .arg(QString::fromStdString(formatCount(
+                                         double(core.rejectedCount(RejectReason::bound)))))),
+                 qPrintable(status));
     }
 
     /// Apply sets the layout, micro-batch and recompute of the selected row as one undo step;

@@ -260,11 +260,15 @@ void LayoutSearchDialog::onFinished() {
         status_->setText(tr("The search cannot run: %1")
                              .arg(QString::fromStdString(formatAll(result_.diagnostics))));
     } else {
+        const int64_t pruned = result_.rejectedCount(RejectReason::bound);
         status_->setText(
-            tr("Searched %1 candidates in %2 on %3 threads: %4 evaluated, %5 ranked%6.")
+            tr("Searched %1 candidates in %2 on %3 threads: %4 evaluated%5, %6 ranked%7.")
                 .arg(detail::formatCount(static_cast<double>(result_.candidates)),
                      detail::formatSeconds(result_.elapsed_s), QString::number(result_.threads),
                      detail::formatCount(static_cast<double>(result_.evaluated)),
+                     pruned > 0 ? tr(" (%1 more that fit are slower than every ranked layout)")
+                                      .arg(detail::formatCount(static_cast<double>(pruned)))
+                                : QString(),
                      QString::number(result_.ranked.size()),
                      result_.found() ? QString() : tr(": no layout fits")));
     }
