@@ -104,7 +104,7 @@ struct SearchCandidate {
 
 /// Why a candidate was not evaluated. Each enumerated candidate is counted once, under the
 /// first check that rejects it: pins, the wide-TP rule, validation (divisibility, batch,
-/// pipeline, other), memory, then recompute.
+/// pipeline, other), memory, recompute, then the bound (SearchOptions::prune).
 enum class RejectReason {
     pin,          ///< excluded by a pin
     divisibility, ///< degrees vs GPUs, heads, KV heads, FFN sizes, experts, sequence length
