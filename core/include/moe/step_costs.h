@@ -535,6 +535,12 @@ struct StageCosts {
 /// `moe_layers` is the stage's MoE layer count.
 StepBreakdown stageMeanCompute(const LayerPassCosts& layer, const MoeCosts& moe,
                                const StageLayers& stage, double moe_layers);
+/// The sum of a breakdown's compute items (attention, dense FFN & head, router, expert
+/// compute): StageCosts::compute_s of a stageMeanCompute.
+inline double computeItems_s(const StepBreakdown& b) {
+    return b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
+           b[StepItem::expert_compute];
+}
 
 /// A lower bound on the step time from compute alone: micro_batches x the busiest pipeline
 /// rank's compute per micro-batch at the mean expert load (`stage_compute_s`, per stage; under

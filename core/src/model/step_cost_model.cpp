@@ -276,8 +276,7 @@ StageCosts stageCosts(const Scenario& s, const Placement& placement, const StepC
 
     StepBreakdown& b = c.mean;
     b = stageMeanCompute(l, moe, layers, moe_layers);
-    c.compute_s = b[StepItem::attention] + b[StepItem::dense_ffn] + b[StepItem::router] +
-                  b[StepItem::expert_compute];
+    c.compute_s = computeItems_s(b);
     c.shares = stagePassShares(l, moe, layers, moe_layers);
 
     // Traffic per micro-batch. All-to-all per MoE layer: fp forward dispatches and one backward

@@ -441,10 +441,8 @@ double Searcher::computeFloor_s(StructureRun& run) const {
     }
     std::vector<double> stage_compute_s;
     for (const StageLayers& stage : *run.stages) {
-        const StepBreakdown b = stageMeanCompute(costs->layer, costs->moe, stage,
-                                                 sc.model.isMoe() ? stage.moe_layers : 0);
-        stage_compute_s.push_back(b[StepItem::attention] + b[StepItem::dense_ffn] +
-                                  b[StepItem::router] + b[StepItem::expert_compute]);
+        stage_compute_s.push_back(computeItems_s(stageMeanCompute(
+            costs->layer, costs->moe, stage, sc.model.isMoe() ? stage.moe_layers : 0)));
     }
     return stepComputeFloor_s(stage_compute_s, costs->micro_batches,
                               sc.layout.schedule == PipelineSchedule::dualpipe);
